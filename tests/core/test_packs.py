@@ -1,0 +1,255 @@
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from memadmin.core.packs import (
+    Criteria,
+    CriteriaError,
+    NegativeExample,
+    PackError,
+    PackNotFoundError,
+    criteria_from_dict,
+    criteria_to_dict,
+    find_pack,
+    list_packs,
+    load_pack,
+    load_pack_text,
+)
+
+PACKS = Path(__file__).resolve().parents[2] / "packs"
+BROKEN = Path(__file__).resolve().parent / "broken_packs"
+
+FIVE = ("PROJECT_RULES", "ARCHITECTURE", "CONSTRAINTS", "CONFIG_VALUES", "NAMING")
+LEGACY_MAPPING = {
+    "USER_DIRECTIVES": "PROJECT_RULES",
+    "USER_PREFERENCES": "PROJECT_RULES",
+    "CONFIG_DEFAULTS": "CONFIG_VALUES",
+    "ARCHITECTURE_DECISIONS": "ARCHITECTURE",
+    "ENVIRONMENT": "CONFIG_VALUES",
+    "WORKFLOW_RULES": "PROJECT_RULES",
+    "KNOWN_ISSUES": "CONSTRAINTS",
+}
+
+# One fixture per kind of error: (file stem, field, problem).
+BROKEN_CASES = [
+    ("toml-syntax", "line 19", "invalid TOML: Invalid value (column 12)"),
+    ("missing-pack-table", "pack", "is required"),
+    ("missing-key", "categories[1].criteria.test_question", "is required"),
+    ("unknown-key", "categories[0].colour", "is not a known key"),
+    ("wrong-type", "categories[1].priority", "must be an integer, not a string"),
+    ("empty-definition", "categories[1].criteria.definition", "must be a non-empty string"),
+    ("empty-example", "categories[1].criteria.positive_examples[1]", "must be a non-empty string"),
+    ("duplicate-name", "categories[1].name", "RULES is already the name of categories[0]"),
+    ("duplicate-priority", "categories[1].priority", "1 is already the priority of categories[0]"),
+    ("bad-name", "categories[1].name", "'Limits' must match ^[A-Z][A-Z0-9_]{1,39}$"),
+    ("legacy-without-maps-to", "categories[2].maps_to", "is required when legacy = true"),
+    ("maps-to-not-legacy", "categories[1].maps_to", "is allowed only when legacy = true"),
+    ("maps-to-unknown", "categories[2].maps_to", "POLICIES is an unknown category"),
+    ("maps-to-legacy", "categories[2].maps_to", "OLD_RULES is a legacy category"),
+    ("stem-mismatch", "pack.name", "'magic-context' must equal the file stem 'stem-mismatch'"),
+    ("bad-version", "pack.version", "'1.0' is not a semantic version"),
+    ("long-question", "categories[1].criteria.test_question", "the limit is 300"),
+    ("multi-line-question", "categories[1].criteria.test_question", "must be a single line"),
+    ("long-definition", "categories[1].criteria.definition", "the limit is 2000"),
+    ("long-example", "categories[1].criteria.positive_examples[0]", "the limit is 500"),
+    ("too-many-items", "categories[1].criteria.exclusions", "has 21 items; the limit is 20"),
+    (
+        "negative-without-reason",
+        "categories[1].criteria.negative_examples[0].reason",
+        "is required",
+    ),
+    ("zero-ttl", "categories[1].ttl_days", "must be a positive integer"),
+    ("no-categories", "categories", "must be a non-empty array"),
+    ("only-legacy", "categories", "must hold at least one category without legacy = true"),
+]
+
+
+@pytest.fixture(scope="module")
+def magic_context():
+    return load_pack(PACKS / "magic-context.toml")
+
+
+@pytest.mark.parametrize(("stem", "field", "problem"), BROKEN_CASES)
+def test_broken_pack_error_names_file_field_and_problem(stem, field, problem):
+    """Each broken fixture fails to load with a message naming the file, field and problem."""
+    with pytest.raises(PackError) as caught:
+        load_pack(BROKEN / f"{stem}.toml")
+    error = caught.value
+    assert (error.file, error.field) == (f"{stem}.toml", field)
+    assert problem in error.problem
+    assert str(error) == f"{stem}.toml: {field}: {error.problem}"
+
+
+def test_every_broken_fixture_has_a_case():
+    """No fixture in broken_packs/ goes untested."""
+    assert sorted(p.stem for p in BROKEN.glob("*.toml")) == sorted(c[0] for c in BROKEN_CASES)
+
+
+def test_pack_error_is_a_value_error():
+    """A PackError can be caught as a ValueError."""
+    assert issubclass(PackError, ValueError)
+    assert issubclass(CriteriaError, ValueError)
+
+
+def test_non_utf8_pack_is_rejected(tmp_path):
+    """A pack file that is not UTF-8 text is refused with the file named."""
+    path = tmp_path / "latin.toml"
+    path.write_bytes(b'[pack]\nname = "caf\xe9"\n')
+    with pytest.raises(PackError, match=r"^latin\.toml: file: is not UTF-8 text"):
+        load_pack(path)
+
+
+def test_magic_context_holds_the_five_then_the_seven_legacy(magic_context):
+    """magic-context ranks the five writable categories first, then the seven legacy ones."""
+    assert magic_context.writable_names() == FIVE
+    assert magic_context.names()[:5] == FIVE
+    assert set(magic_context.names()[5:]) == set(LEGACY_MAPPING)
+    assert [c.priority for c in magic_context.categories[:5]] == [1, 2, 3, 4, 5]
+
+
+def test_magic_context_legacy_mapping_and_ttls(magic_context):
+    """Legacy categories map as upstream maps them; only two carry a time to live."""
+    for name, target in LEGACY_MAPPING.items():
+        spec = magic_context.category(name)
+        assert (spec.legacy, spec.maps_to) == (True, target)
+    ttls = {c.name: c.ttl_days for c in magic_context.categories if c.ttl_days is not None}
+    assert ttls == {"WORKFLOW_RULES": 90, "KNOWN_ISSUES": 30}
+
+
+@pytest.mark.parametrize("stem", ["magic-context", "ops-six"])
+def test_shipped_packs_have_full_criteria(stem):
+    """Every writable category of a shipped pack has 2-4 positive and 2-3 negative examples."""
+    pack = load_pack(PACKS / f"{stem}.toml")
+    for spec in pack.categories:
+        if spec.legacy:
+            assert spec.maps_to in spec.criteria.definition
+            continue
+        assert 2 <= len(spec.criteria.positive_examples) <= 4, spec.name
+        assert 2 <= len(spec.criteria.negative_examples) <= 3, spec.name
+        assert spec.criteria.exclusions, spec.name
+        for negative in spec.criteria.negative_examples:
+            # Each reason says where the example belongs, or that it is not a fact at all.
+            assert "belongs in" in negative.reason or "not a fact" in negative.reason
+
+
+def test_ops_six_has_the_field_report_taxonomy():
+    """ops-six holds the six categories of the proposal's field report, all writable."""
+    pack = load_pack(PACKS / "ops-six.toml")
+    assert pack.writable_names() == (
+        "OPS_RULES",
+        "ENV_STATE",
+        "CONFIG_VALUES",
+        "INCIDENTS",
+        "RESEARCH",
+        "MODEL_KNOWLEDGE",
+    )
+    assert pack.names() == pack.writable_names()
+
+
+def test_digest_is_sha256_of_the_file_bytes(magic_context):
+    """The pack digest is the SHA-256 of the file exactly as stored."""
+    raw = (PACKS / "magic-context.toml").read_bytes()
+    assert magic_context.digest == hashlib.sha256(raw).hexdigest()
+    assert magic_context.path == str(PACKS / "magic-context.toml")
+
+
+def test_load_pack_text_matches_load_pack(magic_context):
+    """Loading from text gives the same pack as loading the file."""
+    text = (PACKS / "magic-context.toml").read_text(encoding="utf-8")
+    from_text = load_pack_text(text, filename=str(PACKS / "magic-context.toml"))
+    assert from_text == magic_context
+
+
+def test_categories_are_sorted_by_priority_whatever_the_file_order():
+    """Categories come out in priority order even when the file lists them otherwise."""
+    text = (BROKEN / "duplicate-priority.toml").read_text(encoding="utf-8")
+    text = text.replace('name = "duplicate-priority"', 'name = "shuffled"')
+    text = text.replace("priority = 1\n", "priority = 9\n", 1)
+    pack = load_pack_text(text, filename="shuffled.toml")
+    assert [(c.name, c.priority) for c in pack.categories] == [
+        ("LIMITS", 1),
+        ("OLD_RULES", 3),
+        ("RULES", 9),
+    ]
+
+
+def test_category_lookup_raises_key_error_for_unknown_names(magic_context):
+    """Asking a pack for a category it lacks raises KeyError."""
+    assert magic_context.category("NAMING").priority == 5
+    with pytest.raises(KeyError):
+        magic_context.category("OPS_RULES")
+
+
+def test_list_packs_returns_every_pack_sorted():
+    """list_packs reads every TOML file of the directory, sorted by name."""
+    assert [p.name for p in list_packs(PACKS)] == ["magic-context", "ops-six"]
+
+
+def test_find_pack_by_name():
+    """find_pack loads the named pack and refuses unknown or path-like names."""
+    assert find_pack(PACKS, "ops-six").name == "ops-six"
+    with pytest.raises(PackNotFoundError, match="available: magic-context, ops-six"):
+        find_pack(PACKS, "nope")
+    with pytest.raises(PackNotFoundError):
+        find_pack(PACKS / "sub", "../magic-context")
+
+
+# --- criteria as JSON data
+
+
+def _criteria_dict(**changes):
+    data = {
+        "test_question": "Is this a rule?",
+        "definition": "A recurring rule.",
+        "positive_examples": ["Run make check."],
+        "negative_examples": [{"example": "Ran it.", "reason": "An event; not a fact."}],
+        "exclusions": ["Progress."],
+    }
+    return data | changes
+
+
+def test_criteria_round_trip(magic_context):
+    """Every shipped criteria survives a trip through plain data unchanged."""
+    for spec in magic_context.categories:
+        assert criteria_from_dict(criteria_to_dict(spec.criteria)) == spec.criteria
+
+
+def test_criteria_from_dict_builds_frozen_criteria():
+    """Stored criteria come back as the same frozen dataclasses a pack yields."""
+    criteria = criteria_from_dict(_criteria_dict(hard_stop="Never store secrets."))
+    assert criteria == Criteria(
+        test_question="Is this a rule?",
+        definition="A recurring rule.",
+        positive_examples=("Run make check.",),
+        negative_examples=(NegativeExample("Ran it.", "An event; not a fact."),),
+        exclusions=("Progress.",),
+        hard_stop="Never store secrets.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "problem"),
+    [
+        (_criteria_dict(definition=""), "definition", "must be a non-empty string"),
+        (_criteria_dict(definition="x" * 2001), "definition", "the limit is 2000"),
+        (_criteria_dict(test_question="a\nb"), "test_question", "must be a single line"),
+        (_criteria_dict(positive_examples="one"), "positive_examples", "must be a list"),
+        (_criteria_dict(exclusions=["x"] * 21), "exclusions", "the limit is 20"),
+        (_criteria_dict(extra=1), "extra", "is not a known key"),
+        (
+            _criteria_dict(negative_examples=[{"example": "x", "reason": 3}]),
+            "negative_examples[0].reason",
+            "must be a non-empty string",
+        ),
+        (_criteria_dict(hard_stop=None), "hard_stop", "must be a non-empty string"),
+        ({"definition": "x"}, "exclusions", "is required"),
+        ([], "", "must be a table, not a list"),
+    ],
+)
+def test_criteria_from_dict_applies_pack_rules(data, field, problem):
+    """Stored criteria are held to the same rules as pack criteria."""
+    with pytest.raises(CriteriaError) as caught:
+        criteria_from_dict(data)
+    assert caught.value.field == field
+    assert problem in caught.value.problem
