@@ -1,0 +1,197 @@
+"""The plain data the injection ledger takes in and hands back."""
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+Mode = Literal["plugin", "headers"]
+TieBreak = Literal["recent", "id"]
+Kind = Literal["header", "detail", "standalone"]
+Reason = Literal["over budget", "lazy detail", "expired", "archived", "superseded"]
+
+MODES: tuple[str, ...] = ("plugin", "headers")
+TIE_BREAKS: tuple[str, ...] = ("recent", "id")
+
+BUDGET_MIN = 500
+BUDGET_MAX = 20000
+BUDGET_DEFAULT = 4000
+
+OVER_BUDGET: Reason = "over budget"
+LAZY_DETAIL: Reason = "lazy detail"
+EXPIRED: Reason = "expired"
+ARCHIVED: Reason = "archived"
+SUPERSEDED: Reason = "superseded"
+
+
+class LedgerError(ValueError):
+    """An assembly was asked for with arguments it cannot honour."""
+
+
+class TokenCounter(Protocol):
+    """Anything that names itself and counts the tokens of a text."""
+
+    name: str
+
+    def count(self, text: str) -> int:
+        """Return the number of tokens in the text."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerMemory:
+    """One memory row as the ledger sees it.
+
+    ``id`` is the id rendered as ``#id``; ``source_name`` (a workspace memory from another
+    project) renders as `` [name]`` after it. Times are epoch milliseconds.
+    """
+
+    id: int
+    category: str
+    content: str
+    status: str
+    importance: int | None
+    expires_at: int | None
+    superseded_by: int | None
+    last_seen_at: int | None
+    verified_at: int | None
+    updated_at: int
+    source_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerComposite:
+    """A composite: a head memory and its ordered members."""
+
+    id: int
+    type: str
+    head_id: int
+    member_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerRow:
+    """The ledger's account of one input memory.
+
+    ``tokens`` is the memory's cost: for a memory that competed, the cost charged (or that
+    would have been charged) when it was tried, including its category's tags when it would
+    have opened the category; for any other memory, the cost of its line alone.
+    ``running_total`` is the accounted total right after the memory was tried (unchanged
+    when it was skipped); ``order`` is its 1-based selection rank. Both are None for a
+    memory that never competed (a lazy detail, an ineligible memory). ``reachable`` is True
+    when the memory is injected, or a detail reachable from an injected header.
+    ``header_ids`` are the heads of the composites it belongs to; ``detail_ids`` the
+    eligible members of the composites it heads, as listed on a header line.
+    """
+
+    memory_id: int
+    kind: Kind
+    category: str
+    tokens: int
+    running_total: int | None
+    injected: bool
+    reason: Reason | None
+    order: int | None
+    reachable: bool
+    header_ids: tuple[int, ...] = ()
+    detail_ids: tuple[int, ...] = ()
+
+    def to_json(self) -> dict:
+        """Return the row as a dict of JSON-ready values."""
+        return {
+            "memory_id": self.memory_id,
+            "kind": self.kind,
+            "category": self.category,
+            "tokens": self.tokens,
+            "running_total": self.running_total,
+            "injected": self.injected,
+            "reason": self.reason,
+            "order": self.order,
+            "reachable": self.reachable,
+            "header_ids": list(self.header_ids),
+            "detail_ids": list(self.detail_ids),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """How much of the eligible memory surface an injection reaches.
+
+    ``eligible`` counts the candidates (active or permanent, not expired); ``reachable``
+    those injected or reachable as details from an injected header.
+    """
+
+    eligible: int
+    injected: int
+    reachable: int
+
+    @property
+    def share(self) -> float:
+        """Return reachable / eligible; 1.0 when nothing is eligible (nothing is left out)."""
+        return self.reachable / self.eligible if self.eligible else 1.0
+
+    def to_json(self) -> dict:
+        """Return the coverage as a dict of JSON-ready values."""
+        return {
+            "eligible": self.eligible,
+            "injected": self.injected,
+            "reachable": self.reachable,
+            "share": self.share,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerResult:
+    """One assembled injection and the account of every input memory.
+
+    ``rendered`` is the block exactly as injected, or ``""`` when nothing is selected.
+    ``used_tokens`` is the accounted total of what is injected: the wrapper plus every
+    admitted cost, or 0 when nothing is injected (the wrapper is still charged up front
+    while selecting; ``wrapper_tokens`` says how much). ``by_category`` maps each category
+    with injected memories, in render order, to its injected tokens (tags included), so
+    ``used_tokens == wrapper_tokens + sum(by_category.values())`` whenever anything is
+    injected. ``rows`` lists the competitors in selection order, then every other memory
+    by id.
+    """
+
+    rendered: str
+    rows: list[LedgerRow]
+    used_tokens: int
+    budget: int
+    counter_name: str
+    mode: Mode
+    tie_break: TieBreak
+    wrapper_tokens: int
+    coverage: Coverage
+    by_category: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def injected_ids(self) -> list[int]:
+        """Return the ids of the injected memories, in selection order."""
+        return [row.memory_id for row in self.rows if row.injected]
+
+    def to_json(self) -> dict:
+        """Return the result as a dict of JSON-ready values."""
+        return {
+            "mode": self.mode,
+            "tie_break": self.tie_break,
+            "budget": self.budget,
+            "counter_name": self.counter_name,
+            "used_tokens": self.used_tokens,
+            "wrapper_tokens": self.wrapper_tokens,
+            "coverage": self.coverage.to_json(),
+            "by_category": dict(self.by_category),
+            "rendered": self.rendered,
+            "rows": [row.to_json() for row in self.rows],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ModeComparison:
+    """The same store assembled in both modes at the same budget."""
+
+    plugin: LedgerResult
+    headers: LedgerResult
+
+    @property
+    def coverage_gain(self) -> float:
+        """Return how much more of the store the headers mode reaches, as a share."""
+        return self.headers.coverage.share - self.plugin.coverage.share
