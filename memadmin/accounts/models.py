@@ -1,0 +1,1 @@
+"""No models: people are Django users, roles are Django groups."""

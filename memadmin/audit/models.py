@@ -1,0 +1,49 @@
+"""The audit trail: one row per change, as django.contrib.admin's LogEntry, plus the actor.
+
+Model versions themselves are kept by django-simple-history on each audited model; every
+historical row carries `history_actor` and the change reason, set by `audit.context.acting`.
+"""
+
+from django.conf import settings
+from django.db import models
+
+
+class HistoryActorFields(models.Model):
+    """Fields added to every historical model: who made the version (person or agent)."""
+
+    history_actor = models.CharField(max_length=150, blank=True, default="")
+    history_actor_kind = models.CharField(max_length=10, blank=True, default="")
+
+    class Meta:
+        abstract = True
+
+
+class AuditEvent(models.Model):
+    """One change to the store: who, when, which object, what kind of change, and why."""
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    actor_label = models.CharField(max_length=150, db_index=True)
+    actor_kind = models.CharField(max_length=10)
+    actor_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    action = models.CharField(max_length=40, db_index=True)
+    project = models.ForeignKey(
+        "memories.Project", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    object_type = models.CharField(max_length=40)
+    object_id = models.CharField(max_length=64)
+    object_repr = models.CharField(max_length=200)
+    category = models.CharField(max_length=40, blank=True, default="", db_index=True)
+    changes = models.JSONField(default=dict, blank=True)
+    reason = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["object_type", "object_id"]),
+            models.Index(fields=["project", "created_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.actor_label} {self.action} {self.object_type} {self.object_repr}"

@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class MemoriesConfig(AppConfig):
+    name = "memadmin.memories"
+    verbose_name = "Memories (content blocks)"
+
+    def ready(self) -> None:
+        from . import checks  # noqa: F401  (registers the system check)

@@ -1,0 +1,24 @@
+"""System check: memories whose category the project's pack does not define."""
+
+from django.core.checks import Warning, register
+from django.db import DatabaseError
+
+
+@register("memadmin")
+def memories_in_unknown_categories(app_configs, **kwargs):
+    """Warn about every project holding memories in categories its pack does not define."""
+    from .selectors import unknown_category_counts
+
+    try:
+        found = unknown_category_counts()
+    except DatabaseError:
+        return []  # tables not migrated yet
+    return [
+        Warning(
+            f"Project {project} holds {count} memories in category {category}, "
+            "which its pack does not define.",
+            hint="Recategorise them, or install a pack that defines the category.",
+            id="memadmin.W001",
+        )
+        for project, category, count in found
+    ]

@@ -1,0 +1,142 @@
+"""Content blocks: projects and their memories, mirroring magic-context's `memories` table.
+
+Times are integers in milliseconds since the epoch, as upstream stores them, so that a synced
+store round-trips exactly and the ledger renders byte for byte what the plugin injects.
+"""
+
+from django.db import models
+from django.db.models import Q
+from simple_history.models import HistoricalRecords
+
+from memadmin.audit.models import HistoryActorFields
+
+BUDGET_MIN, BUDGET_MAX, BUDGET_DEFAULT = 500, 20000, 4000
+
+
+class Project(models.Model):
+    """One project of the store, keyed by upstream's identity string (`git:<sha>` / `dir:<hash>`)."""
+
+    identity = models.CharField(max_length=200, unique=True)
+    name = models.CharField(max_length=200)
+    injection_budget = models.PositiveIntegerField(default=BUDGET_DEFAULT)
+    pack = models.ForeignKey(
+        "taxonomy.Pack", null=True, blank=True, on_delete=models.PROTECT, related_name="projects"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    history = HistoricalRecords(bases=[HistoryActorFields])
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(injection_budget__gte=BUDGET_MIN, injection_budget__lte=BUDGET_MAX),
+                name="project_budget_in_range",
+                violation_error_message=(
+                    f"The injection budget must be between {BUDGET_MIN} and {BUDGET_MAX} tokens."
+                ),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Memory(models.Model):
+    """A memory: one row of upstream's `memories` table, plus the upstream id it came from."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        PERMANENT = "permanent"
+        ARCHIVED = "archived"
+
+    class Scope(models.TextChoices):
+        PROJECT = "project"
+        ECOSYSTEM = "ecosystem"
+        UNIVERSE = "universe"
+
+    class SourceType(models.TextChoices):
+        HISTORIAN = "historian"
+        AGENT = "agent"
+        DREAMER = "dreamer"
+        USER = "user"
+
+    class Verification(models.TextChoices):
+        UNVERIFIED = "unverified"
+        VERIFIED = "verified"
+        STALE = "stale"
+        FLAGGED = "flagged"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memories")
+    upstream_id = models.BigIntegerField(null=True, blank=True)
+    category = models.CharField(max_length=40)
+    content = models.TextField()
+    normalized_hash = models.CharField(max_length=32, editable=False)
+    importance = models.PositiveSmallIntegerField(null=True, blank=True, default=50)
+    scope = models.CharField(max_length=10, choices=Scope.choices, default=Scope.PROJECT)
+    shareable = models.BooleanField(default=False)
+    source_session_id = models.CharField(max_length=200, blank=True, default="")
+    source_type = models.CharField(
+        max_length=10, choices=SourceType.choices, default=SourceType.USER
+    )
+    seen_count = models.PositiveIntegerField(default=1)
+    retrieval_count = models.PositiveIntegerField(default=0)
+    first_seen_at = models.BigIntegerField()
+    created_at = models.BigIntegerField()
+    updated_at = models.BigIntegerField()
+    last_seen_at = models.BigIntegerField()
+    last_retrieved_at = models.BigIntegerField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    expires_at = models.BigIntegerField(null=True, blank=True)
+    verification_status = models.CharField(
+        max_length=10, choices=Verification.choices, default=Verification.UNVERIFIED
+    )
+    verified_at = models.BigIntegerField(null=True, blank=True)
+    classified_at = models.BigIntegerField(null=True, blank=True)
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
+    )
+    merged_from = models.JSONField(default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    upstream_gone_at = models.BigIntegerField(null=True, blank=True)
+
+    history = HistoricalRecords(bases=[HistoryActorFields])
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+        verbose_name_plural = "memories"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "category", "normalized_hash"],
+                name="memory_unique_content_per_category",
+                violation_error_message="An identical memory already exists in this category.",
+            ),
+            models.UniqueConstraint(
+                fields=["project", "upstream_id"],
+                condition=Q(upstream_id__isnull=False),
+                name="memory_unique_upstream_id",
+            ),
+            models.CheckConstraint(
+                condition=Q(importance__isnull=True) | Q(importance__gte=1, importance__lte=100),
+                name="memory_importance_1_to_100",
+                violation_error_message="Importance must be between 1 and 100.",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["active", "permanent", "archived"]),
+                name="memory_status_known",
+            ),
+            models.CheckConstraint(condition=~Q(content=""), name="memory_content_not_empty"),
+        ]
+        indexes = [
+            models.Index(fields=["project", "status", "category"]),
+            models.Index(fields=["project", "status", "expires_at"]),
+        ]
+
+    def __str__(self) -> str:
+        text = self.content if len(self.content) <= 60 else self.content[:59] + "…"
+        return f"#{self.display_id}: {text}"
+
+    @property
+    def display_id(self) -> int:
+        """Return the id the agent sees: the upstream id for a synced memory, else ours."""
+        return self.upstream_id if self.upstream_id is not None else self.pk

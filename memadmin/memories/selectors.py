@@ -1,0 +1,55 @@
+"""Read projects and memories."""
+
+from django.db.models import Count, Exists, OuterRef, QuerySet
+
+from memadmin.taxonomy.models import Category
+
+from .models import Memory, Project
+
+
+def project_list() -> QuerySet[Project]:
+    """Return every project with its pack, ordered by name."""
+    return Project.objects.select_related("pack").order_by("name")
+
+
+def project_by_identity(identity: str) -> Project:
+    """Return the project with this upstream identity, or raise Project.DoesNotExist."""
+    return Project.objects.select_related("pack").get(identity=identity)
+
+
+def memory_list(
+    *,
+    project: Project | None = None,
+    category: str = "",
+    status: str = "",
+    text: str = "",
+) -> QuerySet[Memory]:
+    """Return memories filtered by project, category, status and a text fragment."""
+    memories = Memory.objects.select_related("project")
+    if project is not None:
+        memories = memories.filter(project=project)
+    if category:
+        memories = memories.filter(category=category)
+    if status:
+        memories = memories.filter(status=status)
+    if text:
+        memories = memories.filter(content__icontains=text)
+    return memories
+
+
+def memory_detail(pk: int) -> Memory:
+    """Return one memory with its project and successor, or raise Memory.DoesNotExist."""
+    return Memory.objects.select_related("project", "project__pack", "superseded_by").get(pk=pk)
+
+
+def unknown_category_counts() -> list[tuple[str, str, int]]:
+    """Return (project, category, count) for memories in categories their pack does not define."""
+    defined = Category.objects.filter(project=OuterRef("project"), name=OuterRef("category"))
+    rows = (
+        Memory.objects.filter(project__pack__isnull=False)
+        .exclude(Exists(defined))
+        .values("project__identity", "category")
+        .annotate(n=Count("id"))
+        .order_by("project__identity", "category")
+    )
+    return [(r["project__identity"], r["category"], r["n"]) for r in rows]

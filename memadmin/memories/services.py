@@ -1,0 +1,261 @@
+"""Write memories. Each service validates, writes, and records its audit event in one transaction."""
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from memadmin.audit.context import acting
+from memadmin.audit.services import audit_record
+from memadmin.core.clock import now_ms
+from memadmin.core.hashing import normalized_hash
+from memadmin.taxonomy.selectors import category_names
+
+from .models import BUDGET_MAX, BUDGET_MIN, Memory, Project
+
+EDITABLE_FIELDS = ("content", "category", "importance", "scope", "shareable", "status")
+CONTENT_MAX_CHARS = 20_000
+
+
+class DuplicateMemory(ValidationError):
+    """An identical memory already exists in the category; `existing` is that memory."""
+
+    def __init__(self, existing: Memory):
+        self.existing = existing
+        super().__init__(
+            {
+                "content": (
+                    f"An identical memory already exists in {existing.category}: "
+                    f"#{existing.display_id}."
+                )
+            },
+            code="duplicate",
+        )
+
+
+class StaleEdit(ValidationError):
+    """Someone else saved the memory since this edit began; `current` is their version."""
+
+    def __init__(self, current: Memory):
+        self.current = current
+        super().__init__(
+            "Someone else saved this memory while you were editing it. "
+            "Their version is shown beside yours; nothing was overwritten.",
+            code="stale",
+        )
+
+
+def validate_budget(budget: int) -> None:
+    """Refuse an injection budget outside 500..20000."""
+    if not isinstance(budget, int) or not BUDGET_MIN <= budget <= BUDGET_MAX:
+        raise ValidationError(
+            {"injection_budget": f"The budget must be between {BUDGET_MIN} and {BUDGET_MAX}."}
+        )
+
+
+def validate_identity(identity: str) -> None:
+    """Refuse a project identity that is not upstream's `git:<sha>` or `dir:<hash>` form."""
+    prefix, _, rest = identity.partition(":")
+    if prefix not in ("git", "dir") or not rest or any(c.isspace() for c in rest):
+        raise ValidationError(
+            {"identity": "A project identity is 'git:<root-commit-sha>' or 'dir:<hash>'."}
+        )
+
+
+def _validate_fields(*, project: Project, fields: dict) -> None:
+    errors: dict[str, str] = {}
+    if "content" in fields:
+        content = fields["content"]
+        if not content or not content.strip():
+            errors["content"] = "A memory needs some content."
+        elif len(content) > CONTENT_MAX_CHARS:
+            errors["content"] = f"A memory holds at most {CONTENT_MAX_CHARS} characters."
+    if "category" in fields:
+        allowed = category_names(project)
+        if fields["category"] not in allowed:
+            errors["category"] = (
+                f"{fields['category']!r} is not a category of {project.name}'s pack; "
+                f"choose one of: {', '.join(allowed) or '(no pack installed)'}."
+            )
+    if "importance" in fields:
+        importance = fields["importance"]
+        if importance is not None and not (isinstance(importance, int) and 1 <= importance <= 100):
+            errors["importance"] = "Importance must be a whole number between 1 and 100."
+    for name, choices in (
+        ("scope", Memory.Scope.values),
+        ("status", Memory.Status.values),
+        ("source_type", Memory.SourceType.values),
+    ):
+        if name in fields and fields[name] not in choices:
+            errors[name] = f"{name} must be one of: {', '.join(choices)}."
+    if errors:
+        raise ValidationError(errors)
+
+
+def _existing_duplicate(*, project, category, digest, exclude_pk=None) -> Memory | None:
+    duplicates = Memory.objects.filter(project=project, category=category, normalized_hash=digest)
+    if exclude_pk is not None:
+        duplicates = duplicates.exclude(pk=exclude_pk)
+    return duplicates.first()
+
+
+@transaction.atomic
+def project_create(*, identity: str, name: str, actor, budget: int = 4000) -> Project:
+    """Create a project keyed by its upstream identity."""
+    validate_identity(identity)
+    validate_budget(budget)
+    if Project.objects.filter(identity=identity).exists():
+        raise ValidationError({"identity": f"A project {identity} already exists."})
+    with acting(actor=actor):
+        project = Project.objects.create(identity=identity, name=name, injection_budget=budget)
+        audit_record(action="project_created", target=project, project=project)
+    return project
+
+
+@transaction.atomic
+def project_set_budget(*, project: Project, budget: int, actor) -> Project:
+    """Change a project's injection budget."""
+    validate_budget(budget)
+    old = project.injection_budget
+    with acting(actor=actor):
+        project.injection_budget = budget
+        project.save(update_fields=["injection_budget"])
+        audit_record(
+            action="budget_changed",
+            target=project,
+            project=project,
+            changes={"injection_budget": [old, budget]},
+        )
+    return project
+
+
+@transaction.atomic
+def memory_create(
+    *,
+    project: Project,
+    category: str,
+    content: str,
+    actor,
+    importance: int | None = 50,
+    scope: str = Memory.Scope.PROJECT,
+    shareable: bool = False,
+    status: str = Memory.Status.ACTIVE,
+    source_type: str = Memory.SourceType.USER,
+    source_session_id: str = "",
+    reason: str = "",
+    at_ms: int | None = None,
+) -> Memory:
+    """Create a memory; an exact duplicate in the same category is refused (DuplicateMemory)."""
+    fields = {
+        "category": category,
+        "content": content,
+        "importance": importance,
+        "scope": scope,
+        "status": status,
+        "source_type": source_type,
+    }
+    _validate_fields(project=project, fields=fields)
+    digest = normalized_hash(content)
+    existing = _existing_duplicate(project=project, category=category, digest=digest)
+    if existing is not None:
+        raise DuplicateMemory(existing)
+    now = at_ms if at_ms is not None else now_ms()
+    category_ttl = project.categories.filter(name=category).values_list("ttl_days", flat=True)
+    ttl_days = category_ttl.first()
+    with acting(actor=actor, reason=reason):
+        memory = Memory.objects.create(
+            project=project,
+            category=category,
+            content=content,
+            normalized_hash=digest,
+            importance=importance,
+            scope=scope,
+            shareable=shareable,
+            status=status,
+            source_type=source_type,
+            source_session_id=source_session_id,
+            first_seen_at=now,
+            created_at=now,
+            updated_at=now,
+            last_seen_at=now,
+            expires_at=now + ttl_days * 86_400_000 if ttl_days else None,
+        )
+        audit_record(
+            action="created",
+            target=memory,
+            project=project,
+            category=category,
+            changes={"content": content, "category": category, "status": status},
+        )
+    return memory
+
+
+@transaction.atomic
+def memory_update(
+    *,
+    memory: Memory,
+    actor,
+    expected_updated_at: int | None = None,
+    reason: str = "",
+    at_ms: int | None = None,
+    **changes,
+) -> Memory:
+    """Edit a memory's content, category, importance, scope, shareable flag or status.
+
+    A content change recomputes the hash and, as upstream does, resets `shareable` and
+    `classified_at`. If `expected_updated_at` is given and the memory changed since, the save
+    is refused with StaleEdit and nothing is written.
+    """
+    unknown = set(changes) - set(EDITABLE_FIELDS)
+    if unknown:
+        raise ValidationError(f"These fields cannot be edited here: {', '.join(sorted(unknown))}.")
+    current = Memory.objects.select_for_update().get(pk=memory.pk)
+    if expected_updated_at is not None and current.updated_at != expected_updated_at:
+        raise StaleEdit(current)
+    _validate_fields(project=current.project, fields=changes)
+    diff = {
+        name: [getattr(current, name), value]
+        for name, value in changes.items()
+        if getattr(current, name) != value
+    }
+    if not diff:
+        return current
+    for name, value in changes.items():
+        setattr(current, name, value)
+    if "content" in diff:
+        current.normalized_hash = normalized_hash(current.content)
+        current.classified_at = None
+        if "shareable" not in changes:
+            current.shareable = False
+    if "content" in diff or "category" in diff:
+        existing = _existing_duplicate(
+            project=current.project,
+            category=current.category,
+            digest=current.normalized_hash,
+            exclude_pk=current.pk,
+        )
+        if existing is not None:
+            raise DuplicateMemory(existing)
+    current.updated_at = max((at_ms if at_ms is not None else now_ms()), current.updated_at + 1)
+    action = _update_action(diff)
+    with acting(actor=actor, reason=reason):
+        try:
+            with transaction.atomic():
+                current.save()
+        except IntegrityError as error:
+            raise ValidationError(f"The store refused this change: {error}") from error
+        audit_record(
+            action=action,
+            target=current,
+            project=current.project,
+            category=current.category,
+            changes=diff,
+        )
+    return current
+
+
+def _update_action(diff: dict) -> str:
+    if set(diff) == {"status"}:
+        new = diff["status"][1]
+        return "archived" if new == Memory.Status.ARCHIVED else "restored"
+    if set(diff) == {"category"}:
+        return "recategorised"
+    return "edited"

@@ -1,0 +1,46 @@
+"""The memory list as a django-tables2 table."""
+
+import django_tables2 as tables
+from django.urls import reverse
+from django.utils.html import format_html
+
+from memadmin.core.clock import ms_to_datetime
+
+from .models import Memory
+
+
+class MemoryTable(tables.Table):
+    id = tables.Column(verbose_name="#", attrs={"td": {"class": "num"}})
+    project = tables.Column(accessor="project__name", order_by=("project__name",))
+    category = tables.Column()
+    content = tables.Column()
+    importance = tables.Column(attrs={"td": {"class": "num"}})
+    status = tables.Column()
+    updated_at = tables.Column(verbose_name="Updated")
+
+    class Meta:
+        model = Memory
+        fields = ("id", "project", "category", "content", "importance", "status", "updated_at")
+        attrs = {"class": "data-table"}
+        empty_text = "No memory matches these filters."
+        order_by = ("-updated_at",)
+
+    def render_id(self, record: Memory):
+        return format_html(
+            '<a href="{}">{}</a>', reverse("memories:detail", args=[record.pk]), record.display_id
+        )
+
+    def render_content(self, value: str, record: Memory):
+        text = value if len(value) <= 140 else value[:139] + "…"
+        return format_html(
+            '<a href="{}">{}</a>', reverse("memories:detail", args=[record.pk]), text
+        )
+
+    def render_status(self, value: str):
+        return format_html('<span class="badge status-{}">{}</span>', value, value)
+
+    def render_updated_at(self, value: int):
+        moment = ms_to_datetime(value)
+        return format_html(
+            '<time datetime="{}">{}</time>', moment.isoformat(), moment.strftime("%Y-%m-%d %H:%M")
+        )

@@ -1,0 +1,152 @@
+"""Pages for memories: the list (with its table as an htmx fragment), detail, create and edit."""
+
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods
+from django_htmx.http import HttpResponseClientRedirect
+from django_tables2 import RequestConfig
+
+from memadmin.accounts.roles import role_required
+from memadmin.audit.selectors import events_for_object
+from memadmin.htmx_request import HtmxHttpRequest
+
+from . import selectors
+from .forms import MemoryFilterForm, MemoryForm
+from .models import Memory, Project
+from .services import DuplicateMemory, StaleEdit, memory_update
+from .services import memory_create as create_memory
+from .tables import MemoryTable
+
+PAGE_SIZE = 25
+
+
+@require_GET
+@role_required("viewer")
+def memory_list(request: HtmxHttpRequest) -> HttpResponse:
+    """Show the memory list; an htmx request gets only the table section."""
+    form = MemoryFilterForm(request.GET or None)
+    filters = form.cleaned_data if form.is_valid() else {}
+    memories = selectors.memory_list(
+        project=filters.get("project"),
+        category=filters.get("category", ""),
+        status=filters.get("status", ""),
+        text=filters.get("q", ""),
+    )
+    table = MemoryTable(memories)
+    RequestConfig(request, paginate={"per_page": PAGE_SIZE}).configure(table)
+    template_name = "memories/list.html"
+    if request.htmx and not request.htmx.history_restore_request:
+        template_name += "#table-section"
+    return render(request, template_name, {"form": form, "table": table})
+
+
+@require_GET
+@role_required("viewer")
+def memory_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Show one memory: every field, its lineage and its history."""
+    try:
+        memory = selectors.memory_detail(pk)
+    except Memory.DoesNotExist as missing:
+        raise Http404("No such memory.") from missing
+    return render(
+        request,
+        "memories/detail.html",
+        {
+            "memory": memory,
+            "merged_sources": Memory.objects.filter(pk__in=memory.merged_from or []).only(
+                "id", "upstream_id", "content", "category"
+            ),
+            "events": events_for_object("memory", memory.pk)[:20],
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@role_required("editor")
+def memory_create(request: HtmxHttpRequest) -> HttpResponse:
+    """Create a memory in a project; an exact duplicate is refused with a link to it."""
+    project = _project_from(request)
+    form = MemoryForm(request.POST or None, project=project)
+    duplicate = None
+    if request.method == "POST" and form.is_valid():
+        try:
+            memory = create_memory(
+                project=project,
+                actor=request.user,
+                reason=form.cleaned_data["reason"],
+                **form.service_fields(),
+            )
+        except DuplicateMemory as error:
+            duplicate = error.existing
+            form.add_error(None, error)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            return redirect("memories:detail", pk=memory.pk)
+    return render(
+        request,
+        "memories/form.html",
+        {
+            "form": form,
+            "project": project,
+            "duplicate": duplicate,
+            "projects": selectors.project_list(),
+        },
+        status=400 if form.errors else 200,
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@role_required("editor")
+def memory_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Edit a memory; a save over someone else's newer save is refused, both texts shown."""
+    memory = get_object_or_404(Memory.objects.select_related("project"), pk=pk)
+    initial = {
+        name: getattr(memory, name)
+        for name in ("content", "category", "importance", "scope", "shareable", "status")
+    }
+    initial["expected_updated_at"] = memory.updated_at
+    form = MemoryForm(request.POST or None, initial=initial, project=memory.project)
+    context = {"form": form, "memory": memory, "project": memory.project}
+    if request.method == "POST" and form.is_valid():
+        try:
+            memory_update(
+                memory=memory,
+                actor=request.user,
+                reason=form.cleaned_data["reason"],
+                expected_updated_at=form.cleaned_data["expected_updated_at"],
+                **form.service_fields(),
+            )
+        except StaleEdit as error:
+            context["conflict"] = error.current
+            form.add_error(None, error)
+        except DuplicateMemory as error:
+            context["duplicate"] = error.existing
+            form.add_error(None, error)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            if request.htmx:
+                return HttpResponseClientRedirect(reverse("memories:detail", args=[memory.pk]))
+            return redirect("memories:detail", pk=memory.pk)
+    return render(request, "memories/form.html", context, status=400 if form.errors else 200)
+
+
+def _project_from(request) -> Project:
+    identity = request.GET.get("project") or request.POST.get("project")
+    projects = Project.objects.select_related("pack")
+    if identity:
+        try:
+            return (
+                projects.get(pk=int(identity))
+                if identity.isdigit()
+                else projects.get(identity=identity)
+            )
+        except Project.DoesNotExist as missing:
+            raise Http404("No such project.") from missing
+    project = projects.order_by("name").first()
+    if project is None:
+        raise Http404("There is no project yet: sync a store or run `manage.py demo`.")
+    return project

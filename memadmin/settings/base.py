@@ -1,0 +1,138 @@
+"""Settings shared by every environment: the embedded SQLite store unless DATABASE_URL says otherwise."""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.utils.csp import CSP
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+VAR_DIR = Path(os.environ.get("MEMADMIN_VAR_DIR", BASE_DIR / "var"))
+PACKS_DIR = Path(os.environ.get("MEMADMIN_PACKS_DIR", BASE_DIR / "packs"))
+
+SECRET_KEY = os.environ.get(
+    "DJANGO_SECRET_KEY", "memadmin-local-development-key-not-for-production"
+)
+DEBUG = os.environ.get("DJANGO_DEBUG", "1") == "1"
+ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "django_tables2",
+    "simple_history",
+    "memadmin.accounts",
+    "memadmin.audit",
+    "memadmin.taxonomy",
+    "memadmin.memories",
+    "memadmin.composites",
+    "memadmin.headermap",
+    "memadmin.ledger",
+    "memadmin.interop",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+    "simple_history.middleware.HistoryRequestMiddleware",
+]
+
+ROOT_URLCONF = "memadmin.urls"
+WSGI_APPLICATION = "memadmin.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.csp",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "memadmin.accounts.context_processors.roles",
+            ],
+        },
+    },
+]
+
+
+def _sqlite_database(path: Path) -> dict:
+    """Return the embedded store's settings: WAL, a busy timeout and IMMEDIATE transactions."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": path,
+        "OPTIONS": {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": (
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+            ),
+        },
+    }
+
+
+if os.environ.get("DATABASE_URL"):
+    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)}
+else:
+    DATABASES = {"default": _sqlite_database(VAR_DIR / "memadmin.sqlite3")}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "staticfiles"
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "memories:list"
+LOGOUT_REDIRECT_URL = "login"
+
+# Pages are served from this host only: htmx comes from django-htmx's bundled copy, styles from
+# static/, pictures are inline SVG. Nothing is loaded from elsewhere and no inline script runs.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "base-uri": [CSP.SELF],
+    "object-src": [CSP.NONE],
+}
+
+DJANGO_TABLES2_TEMPLATE = "django_tables2/table.html"
+
+SIMPLE_HISTORY_HISTORY_CHANGE_REASON_USE_TEXT_FIELD = True
+
+MEMADMIN_TOKENIZER_DIR = Path(
+    os.environ.get("MEMADMIN_TOKENIZER_DIR", BASE_DIR / ".cache" / "ai-tokenizer")
+)

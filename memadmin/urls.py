@@ -1,0 +1,20 @@
+"""URL map: one include per area of the dashboard."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from django.views.generic import RedirectView
+
+urlpatterns = [
+    path("", RedirectView.as_view(pattern_name="memories:list"), name="home"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("memories/", include("memadmin.memories.urls")),
+    path("criteria/", include("memadmin.taxonomy.urls")),
+    path("composites/", include("memadmin.composites.urls")),
+    path("map/", include("memadmin.headermap.urls")),
+    path("ledger/", include("memadmin.ledger.urls")),
+    path("history/", include("memadmin.audit.urls")),
+    path("interop/", include("memadmin.interop.urls")),
+    path("admin/", admin.site.urls),
+]
