@@ -1,0 +1,108 @@
+"""Fixtures shared by the whole suite: projects with packs installed, people with roles.
+
+The suite runs twice in CI: on SQLite (no DATABASE_URL) and on PostgreSQL (DATABASE_URL set).
+"""
+
+import os
+
+import pytest
+from django.conf import settings
+
+from memadmin.accounts.services import person_create
+from memadmin.memories.services import project_create
+from memadmin.taxonomy.services import pack_install, pack_load
+
+# Playwright's sync API runs an event loop in the test thread; Django's ORM calls made from
+# the test itself are still synchronous and safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture
+def make_project(db):
+    """Return a factory: a project with the named pack installed."""
+    counter = iter(range(1, 10_000))
+
+    def make(pack: str = "ops-six", *, identity: str | None = None, name: str | None = None):
+        n = next(counter)
+        project = project_create(
+            identity=identity or f"git:{n:040x}",
+            name=name or f"Project {n}",
+            actor="system",
+        )
+        pack_install(project=project, spec=pack_load(pack), actor="system")
+        project.refresh_from_db()
+        return project
+
+    return make
+
+
+@pytest.fixture
+def project(make_project):
+    """A project on the ops-six pack."""
+    return make_project("ops-six", identity="git:" + "a" * 40, name="Ops")
+
+
+@pytest.fixture
+def mc_project(make_project):
+    """A project on the magic-context pack."""
+    return make_project("magic-context", identity="git:" + "b" * 40, name="Plugin")
+
+
+@pytest.fixture
+def people(db):
+    """One person per role, keyed by role name."""
+    return {
+        role: person_create(username=role, password=PASSWORD, role=role)
+        for role in ("viewer", "editor", "curator", "admin")
+    }
+
+
+@pytest.fixture
+def client_as(client, people):
+    """Return a function that logs the test client in as the person with that role."""
+
+    def login(role: str):
+        client.force_login(people[role])
+        return client
+
+    return login
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """Launch Debian's Chromium: browsers cannot be downloaded on these machines."""
+    return {
+        **browser_type_launch_args,
+        "executable_path": os.environ.get("MEMADMIN_CHROMIUM", "/usr/bin/chromium"),
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
+    }
+
+
+@pytest.fixture
+def logged_in_page(page, live_server, people):
+    """Return a function that logs a browser page in as the person with that role."""
+
+    def login(role: str = "editor"):
+        page.goto(f"{live_server.url}/login/")
+        page.fill("#id_username", role)
+        page.fill("#id_password", PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url(f"{live_server.url}/memories/**")
+        return page
+
+    return login
+
+
+def pytest_report_header(config):
+    engine = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
+    return f"memadmin database engine: {engine}"
