@@ -115,8 +115,8 @@ def _keys(table: object, field: str, required: set[str], optional: set[str] = fr
     prefix = f"{field}." if field else ""
     for key in sorted(required - table.keys()):
         raise CriteriaError(prefix + key, "is required")
-    for key in sorted(table.keys() - required - optional):
-        raise CriteriaError(prefix + key, "is not a known key")
+    for key in sorted(table.keys() - required - optional, key=str):
+        raise CriteriaError(f"{prefix}{key}", "is not a known key")
     return table
 
 

@@ -2,6 +2,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memadmin.core.packs import (
     Criteria,
@@ -253,3 +255,43 @@ def test_criteria_from_dict_applies_pack_rules(data, field, problem):
         criteria_from_dict(data)
     assert caught.value.field == field
     assert problem in caught.value.problem
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=20), children, max_size=6)
+    ),
+    max_leaves=20,
+)
+CRITERIA_KEYS = st.sampled_from(
+    [
+        "test_question",
+        "definition",
+        "positive_examples",
+        "negative_examples",
+        "exclusions",
+        "hard_stop",
+    ]
+)
+
+
+@given(JSON | st.dictionaries(CRITERIA_KEYS, JSON))
+def test_criteria_from_dict_raises_only_criteria_errors(data):
+    """Any JSON value either reads as Criteria or raises CriteriaError, never anything else."""
+    try:
+        criteria = criteria_from_dict(data)
+    except CriteriaError as error:
+        assert error.problem
+    else:
+        assert criteria_from_dict(criteria_to_dict(criteria)) == criteria
+
+
+@given(st.text(max_size=300))
+def test_load_pack_text_raises_only_pack_errors(text):
+    """Any text either loads as a pack or raises PackError naming the file."""
+    try:
+        load_pack_text(text, filename="fuzz.toml")
+    except PackError as error:
+        assert error.file == "fuzz.toml"
+        assert error.field and error.problem
