@@ -1,0 +1,133 @@
+import itertools
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memadmin.core.worddiff import DiffOp, Row, side_by_side, tokenize, word_diff
+
+
+def test_tokens_are_words_punctuation_and_whitespace_runs():
+    """A text splits into words, single punctuation marks and whitespace runs."""
+    assert tokenize("Use  scripts/release.sh\n") == [
+        "Use",
+        "  ",
+        "scripts",
+        "/",
+        "release",
+        ".",
+        "sh",
+        "\n",
+    ]
+
+
+def test_identical_texts_are_one_equal_run():
+    """Nothing changed is one equal operation."""
+    assert word_diff("same words", "same words") == [DiffOp("equal", "same words")]
+
+
+def test_empty_texts_give_no_operations():
+    """Two empty texts have nothing to show."""
+    assert word_diff("", "") == []
+
+
+def test_a_changed_word():
+    """One replaced word is a deletion followed by an insertion."""
+    assert word_diff("budget is 4000 tokens", "budget is 6000 tokens") == [
+        DiffOp("equal", "budget is "),
+        DiffOp("delete", "4000"),
+        DiffOp("insert", "6000"),
+        DiffOp("equal", " tokens"),
+    ]
+
+
+def test_inserted_and_deleted_words():
+    """Words only in one version are inserts or deletes."""
+    assert word_diff("run the tests", "always run tests") == [
+        DiffOp("insert", "always "),
+        DiffOp("equal", "run "),
+        DiffOp("delete", "the "),
+        DiffOp("equal", "tests"),
+    ]
+
+
+def test_a_rewritten_phrase_reads_as_one_change():
+    """Whitespace shared between changed words does not break the change apart."""
+    assert word_diff("keep alpha beta gamma end", "keep one two three end") == [
+        DiffOp("equal", "keep "),
+        DiffOp("delete", "alpha beta gamma"),
+        DiffOp("insert", "one two three"),
+        DiffOp("equal", " end"),
+    ]
+
+
+def test_side_by_side_aligns_equal_lines():
+    """Matching lines sit on one row with both line numbers."""
+    rows = side_by_side("a\nb\nc", "a\nB\nc\nd")
+    assert rows == [
+        Row("equal", 1, (DiffOp("equal", "a"),), 1, (DiffOp("equal", "a"),)),
+        Row("change", 2, (DiffOp("delete", "b"),), 2, (DiffOp("insert", "B"),)),
+        Row("equal", 3, (DiffOp("equal", "c"),), 3, (DiffOp("equal", "c"),)),
+        Row("insert", None, (), 4, (DiffOp("insert", "d"),)),
+    ]
+
+
+def test_side_by_side_changed_line_carries_a_word_diff():
+    """A changed line shows old words deleted on the left and new words inserted on the right."""
+    [row] = side_by_side("set budget to 4000", "set budget to 6000")
+    assert row.kind == "change"
+    assert row.old == (DiffOp("equal", "set budget to "), DiffOp("delete", "4000"))
+    assert row.new == (DiffOp("equal", "set budget to "), DiffOp("insert", "6000"))
+
+
+def test_side_by_side_removed_lines():
+    """Lines only in the old version are delete rows with no new side."""
+    rows = side_by_side("keep\ndrop one\ndrop two", "keep")
+    assert [(row.kind, row.old_number, row.new_number) for row in rows] == [
+        ("equal", 1, 1),
+        ("delete", 2, None),
+        ("delete", 3, None),
+    ]
+
+
+def test_side_by_side_blank_lines_have_no_operations():
+    """An empty line is a row with nothing to show."""
+    assert side_by_side("a\n\nb", "a\n\nb")[1] == Row("equal", 2, (), 2, ())
+
+
+def test_side_by_side_of_nothing():
+    """Two empty texts give no rows."""
+    assert side_by_side("", "") == []
+
+
+texts = st.one_of(
+    st.text(max_size=80),
+    st.lists(st.sampled_from(["a", "b", "cc", " ", "  ", "\n", ".", "é", "1"]), max_size=30).map(
+        "".join
+    ),
+)
+
+
+@given(texts, texts)
+def test_word_diff_rebuilds_both_versions(old, new):
+    """Equal and delete runs join to the old text; equal and insert runs to the new."""
+    ops = word_diff(old, new)
+    assert "".join(op.text for op in ops if op.kind != "insert") == old
+    assert "".join(op.text for op in ops if op.kind != "delete") == new
+    assert all(op.text for op in ops)
+    for before, after in itertools.pairwise(ops):
+        assert before.kind != after.kind
+        assert (before.kind, after.kind) != ("insert", "delete")
+
+
+@given(texts, texts)
+def test_side_by_side_rebuilds_both_versions(old, new):
+    """Each column, read down, is that version's lines, numbered from 1."""
+    rows = side_by_side(old, new)
+    old_rows = [row for row in rows if row.old_number is not None]
+    new_rows = [row for row in rows if row.new_number is not None]
+    assert [row.old_number for row in old_rows] == list(range(1, len(old.splitlines()) + 1))
+    assert [row.new_number for row in new_rows] == list(range(1, len(new.splitlines()) + 1))
+    assert ["".join(op.text for op in row.old) for row in old_rows] == old.splitlines()
+    assert ["".join(op.text for op in row.new) for row in new_rows] == new.splitlines()
+    assert all(op.kind != "insert" for row in rows for op in row.old)
+    assert all(op.kind != "delete" for row in rows for op in row.new)
