@@ -1,0 +1,109 @@
+"""Write keys into a store's ``context_store_meta``: the one write the dashboard makes upstream.
+
+Upstream's generic key/value table is the only place written, and only the given keys:
+every other table, ``memories`` above all, is left alone. Before writing, a consistent copy
+of the store is taken with SQLite's backup API, inside the same write transaction, so the
+copy is exactly the store as it was just before the keys changed.
+"""
+
+import sqlite3
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memadmin.core.contextdb.errors import StoreError
+from memadmin.core.contextdb.opening import (
+    DEFAULT_TIMEOUT_SECONDS,
+    check_file,
+    memory_columns,
+    store_uri,
+    table_columns,
+    translated_errors,
+)
+
+PROTECTED_KEYS = frozenset({"store_uuid"})
+
+
+def write_store_meta(
+    path: str | Path,
+    entries: Mapping[str, str],
+    *,
+    backup_dir: str | Path,
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+) -> Path:
+    """Back the store up into ``backup_dir``, upsert ``entries`` in one transaction; return the copy.
+
+    Raise StoreError when the file is not a magic-context store with a
+    ``context_store_meta(key, value)`` table, when an entry is not a pair of strings, or
+    when a key is one upstream owns (``store_uuid``). Keys are written as given: choosing a
+    namespace is the caller's business.
+    """
+    path = Path(path)
+    _check_entries(entries)
+    check_file(path)
+    backup_dir = Path(backup_dir)
+    backup_dir.mkdir(parents=True, exist_ok=True)
+    with translated_errors(path):
+        # mode=rw: a missing file is an error, never a new empty database.
+        connection = sqlite3.connect(
+            store_uri(path, "rw"), uri=True, timeout=timeout, isolation_level=None
+        )
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                _check_store(connection, path)
+                backup_path = _backup(connection, path, backup_dir)
+                connection.executemany(
+                    "INSERT INTO context_store_meta (key, value) VALUES (?, ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    list(entries.items()),
+                )
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+        finally:
+            connection.close()
+    return backup_path
+
+
+def _check_entries(entries: Mapping[str, str]) -> None:
+    """Raise StoreError unless every entry is a non-empty key and a text value."""
+    if not entries:
+        raise StoreError("no entries to write")
+    for key, value in entries.items():
+        if not isinstance(key, str) or not key:
+            raise StoreError(f"key {key!r} is not a non-empty string")
+        if not isinstance(value, str):
+            raise StoreError(f"value of {key!r} is {type(value).__name__}, not a string")
+        if key in PROTECTED_KEYS:
+            raise StoreError(f"key {key!r} belongs to upstream and is never written")
+
+
+def _check_store(connection: sqlite3.Connection, path: Path) -> None:
+    """Raise StoreError unless the file is a store with a usable ``context_store_meta``."""
+    memory_columns(connection, path)
+    columns = table_columns(connection, "context_store_meta")
+    if columns is None:
+        raise StoreError(f"{path}: the store has no context_store_meta table")
+    if not {"key", "value"} <= columns.keys():
+        raise StoreError(f"{path}: context_store_meta lacks its key and value columns")
+
+
+def _backup(connection: sqlite3.Connection, path: Path, backup_dir: Path) -> Path:
+    """Copy the store, as this connection sees it, into a new file under ``backup_dir``."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    backup_path = backup_dir / f"{path.stem}-{stamp}.db"
+    suffix = 1
+    while backup_path.exists():
+        suffix += 1
+        backup_path = backup_dir / f"{path.stem}-{stamp}-{suffix}.db"
+    target = sqlite3.connect(backup_path)
+    try:
+        connection.backup(target)
+    except BaseException:
+        target.close()
+        backup_path.unlink(missing_ok=True)
+        raise
+    target.close()
+    return backup_path
