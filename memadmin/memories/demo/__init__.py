@@ -1,0 +1,1 @@
+"""A realistic, seeded demo store (`manage.py demo`)."""

@@ -1,0 +1,252 @@
+"""Build the demo store: an ops-six project shaped like the proposal's production figures
+(about 480 active memories, about 230 of them OPS_RULES), and a magic-context project with
+legacy-category rows. Seeded, so every run builds the same store; a second run changes nothing.
+"""
+
+import random
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from memadmin.audit.context import acting
+from memadmin.audit.services import audit_record
+from memadmin.composites.models import Composite, CompositeMember
+from memadmin.core.clock import now_ms
+from memadmin.memories.models import Memory, Project
+from memadmin.memories.services import DuplicateMemory, memory_create, project_create
+from memadmin.taxonomy.services import pack_install, pack_load
+
+from . import corpus
+
+OPS_IDENTITY = "git:9c1e4b7d2a6f8e0b3c5d7f9a1b2c4d6e8f0a1b3c"
+PLUGIN_IDENTITY = "git:4f2a9d1c7e3b5a8f6d0c2e4a6b8d0f1e3a5c7b9d"
+DAY_MS = 86_400_000
+SEED = 20260916
+ACTIVE_TARGETS = {
+    "OPS_RULES": 198,
+    "ENV_STATE": 70,
+    "CONFIG_VALUES": 60,
+    "INCIDENTS": 40,
+    "RESEARCH": 35,
+    "MODEL_KNOWLEDGE": 35,
+}
+TEMPLATES = {
+    "OPS_RULES": corpus.OPS_RULE_TEMPLATES,
+    "ENV_STATE": corpus.ENV_TEMPLATES,
+    "CONFIG_VALUES": corpus.CONFIG_TEMPLATES,
+    "INCIDENTS": corpus.INCIDENT_TEMPLATES,
+    "RESEARCH": corpus.RESEARCH_TEMPLATES,
+    "MODEL_KNOWLEDGE": corpus.MODEL_TEMPLATES,
+}
+
+
+@dataclass
+class DemoSummary:
+    created: bool
+    projects: int = 0
+    memories: int = 0
+    composites: int = 0
+
+
+class _Writer:
+    """Write seeded memories through the services, with deterministic timestamps."""
+
+    def __init__(self, project: Project, rng: random.Random, start_ms: int):
+        self.project, self.rng, self.clock = project, rng, start_ms
+
+    def tick(self) -> int:
+        self.clock += self.rng.randint(5, 90) * 60_000
+        return self.clock
+
+    def write(self, category: str, content: str, **fields) -> Memory | None:
+        try:
+            return memory_create(
+                project=self.project,
+                category=category,
+                content=content,
+                actor="historian",
+                source_type=fields.pop("source_type", "historian"),
+                at_ms=self.tick(),
+                **fields,
+            )
+        except DuplicateMemory:
+            return None
+
+
+def _composite(project, kind, head, members, title="") -> Composite:
+    composite = Composite.objects.create(project=project, type=kind, head=head, title=title)
+    CompositeMember.objects.bulk_create(
+        CompositeMember(composite=composite, member=m, position=i) for i, m in enumerate(members)
+    )
+    audit_record(
+        action="composite_created",
+        target=composite,
+        project=project,
+        changes={"type": kind, "head": head.pk, "members": [m.pk for m in members]},
+    )
+    return composite
+
+
+def _fill_category(writer: _Writer, category: str, target: int) -> list[Memory]:
+    made: list[Memory] = []
+    attempts = 0
+    while len(made) < target and attempts < target * 40:
+        attempts += 1
+        text = corpus.fill(writer.rng.choice(TEMPLATES[category]), writer.rng)
+        importance = writer.rng.choice([None, 30, 40, 45, 50, 50, 50, 55, 60, 70, 80, 90])
+        memory = writer.write(category, text, importance=importance)
+        if memory is not None:
+            made.append(memory)
+    return made
+
+
+def _build_map(project: Project, writer: _Writer) -> list[Composite]:
+    """Fragmented SOPs and dossiers under headers: theme headers -> category headers -> details."""
+    built: list[Composite] = []
+    category_headers = []
+    for title, steps in corpus.SOPS.items():
+        details = [
+            writer.write("OPS_RULES", f"{title}, step {i}: {step}", importance=50)
+            for i, step in enumerate(steps, start=1)
+        ]
+        header = writer.write(
+            "OPS_RULES",
+            f"SOP: {title} ({len(steps)} steps). Fetch the steps in order before acting.",
+            importance=90,
+        )
+        built.append(_composite(project, "sequence", header, details, title=f"SOP: {title}"))
+        category_headers.append(header)
+    config_headers = []
+    for title, settings in corpus.DOSSIERS.items():
+        details = [writer.write("CONFIG_VALUES", text, importance=50) for text in settings]
+        header = writer.write(
+            "CONFIG_VALUES", f"Dossier: {title} ({len(settings)} settings).", importance=85
+        )
+        built.append(_composite(project, "theme", header, details, title=f"Dossier: {title}"))
+        config_headers.append(header)
+    ops_theme = writer.write(
+        "OPS_RULES",
+        "Operations map: release, restore, rotation and node procedures; each SOP header lists its steps.",
+        status="permanent",
+        importance=95,
+    )
+    built.append(_composite(project, "theme", ops_theme, category_headers, title="Operations"))
+    config_theme = writer.write(
+        "CONFIG_VALUES",
+        "Configuration map: edge cache and database pool dossiers.",
+        status="permanent",
+        importance=95,
+    )
+    built.append(_composite(project, "theme", config_theme, config_headers, title="Configuration"))
+    return built
+
+
+def _build_relations(project: Project, writer: _Writer, pool: dict[str, list[Memory]]) -> list:
+    built = []
+    rng = writer.rng
+    for _ in range(3):
+        decision = writer.write(
+            "OPS_RULES",
+            corpus.fill(
+                "Decision: {service} deploys need a canary stage in {env} after repeated incidents.",
+                rng,
+            ),
+            importance=80,
+        )
+        if decision is None:
+            continue
+        causes = rng.sample(pool["INCIDENTS"], 3)
+        built.append(_composite(project, "cause", decision, causes, title="Why canaries"))
+    for _ in range(3):
+        head = writer.write(
+            "RESEARCH", corpus.fill("Options for scaling {service} queues.", rng), importance=60
+        )
+        if head is None:
+            continue
+        peers = rng.sample(pool["RESEARCH"], 3)
+        built.append(_composite(project, "alternatives", head, peers, title="Queue options"))
+    rotation_head = writer.write(
+        "OPS_RULES", "On-call rotation: the cursor marks whose week it is.", importance=70
+    )
+    people = [
+        writer.write("OPS_RULES", f"On-call week for {name}: primary pager and release duty.")
+        for name in ("Ana", "Bilal", "Chen", "Dana")
+    ]
+    rotation = _composite(project, "sequence", rotation_head, people, title="On-call rotation")
+    rotation.cursor = 1
+    rotation.save(update_fields=["cursor"])
+    built.append(rotation)
+    return built
+
+
+def _lifecycle_variety(writer: _Writer, pool: dict[str, list[Memory]]) -> None:
+    """Archive some, supersede some, merge some, so every status shows up."""
+    rng = writer.rng
+    now = writer.tick()
+    for memory in rng.sample(pool["OPS_RULES"], 12):
+        Memory.objects.filter(pk=memory.pk).update(status="permanent")
+    for memory in rng.sample(pool["ENV_STATE"], 6):
+        Memory.objects.filter(pk=memory.pk).update(
+            status="archived", metadata={"archive_reason": "host decommissioned"}, updated_at=now
+        )
+    for memory in rng.sample(pool["CONFIG_VALUES"], 4):
+        successor = writer.write("CONFIG_VALUES", memory.content + " (revised after load test)")
+        Memory.objects.filter(pk=memory.pk).update(
+            status="archived", superseded_by=successor, updated_at=now
+        )
+    for _ in range(3):
+        sources = rng.sample(pool["INCIDENTS"], 2)
+        merged = writer.write(
+            "INCIDENTS",
+            " ".join(s.content for s in sources),
+            importance=max(s.importance or 0 for s in sources) or None,
+        )
+        Memory.objects.filter(pk=merged.pk).update(
+            merged_from=sorted(s.pk for s in sources),
+            seen_count=sum(s.seen_count for s in sources),
+        )
+        Memory.objects.filter(pk__in=[s.pk for s in sources]).update(
+            status="archived", superseded_by=merged, updated_at=now
+        )
+        for source in sources:
+            pool["INCIDENTS"].remove(source)
+
+
+def _build_plugin_project(rng: random.Random, start_ms: int) -> int:
+    project = project_create(identity=PLUGIN_IDENTITY, name="magic-context plugin", actor="system")
+    pack_install(project=project, spec=pack_load("magic-context"), actor="system")
+    writer = _Writer(project, rng, start_ms)
+    count = 0
+    for category, templates in corpus.MC_TEMPLATES.items():
+        for template in templates:
+            for area in corpus.MC_AREAS[:4]:
+                if writer.write(category, template.format(area=area)) is not None:
+                    count += 1
+    return count
+
+
+@transaction.atomic
+def demo_build(*, seed: int = SEED) -> DemoSummary:
+    """Build the demo store unless it is already there (then change nothing)."""
+    if Project.objects.filter(identity__in=[OPS_IDENTITY, PLUGIN_IDENTITY]).exists():
+        return DemoSummary(created=False)
+    rng = random.Random(seed)
+    start_ms = (now_ms() // DAY_MS - 60) * DAY_MS
+    with acting(actor="system", reason="demo data"):
+        project = project_create(identity=OPS_IDENTITY, name="Ops platform", actor="system")
+        pack_install(project=project, spec=pack_load("ops-six"), actor="system")
+        writer = _Writer(project, rng, start_ms)
+        pool = {
+            category: _fill_category(writer, category, target)
+            for category, target in ACTIVE_TARGETS.items()
+        }
+        composites = _build_map(project, writer)
+        composites += _build_relations(project, writer, pool)
+        _lifecycle_variety(writer, pool)
+        plugin_count = _build_plugin_project(rng, start_ms)
+    return DemoSummary(
+        created=True,
+        projects=2,
+        memories=Memory.objects.filter(project=project).count() + plugin_count,
+        composites=len(composites),
+    )

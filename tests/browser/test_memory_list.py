@@ -1,0 +1,69 @@
+"""The memory list: filtering, sorting and paging swap only the table, with or without JavaScript."""
+
+import pytest
+
+from memadmin.memories.services import memory_create
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def many_memories(project):
+    for i in range(30):
+        memory_create(
+            project=project,
+            category="OPS_RULES" if i % 2 else "ENV_STATE",
+            content=f"Memory number {i:02d} about {'deploys' if i % 3 else 'backups'}.",
+            actor="historian",
+        )
+    return project
+
+
+def test_filtering_swaps_only_the_table(logged_in_page, live_server, many_memories):
+    """Typing in the text filter replaces the table section without reloading the page."""
+    page = logged_in_page("viewer")
+    page.goto(f"{live_server.url}/memories/")
+    page.evaluate("window.__marker = 'still here'")
+    assert page.locator("#table-section .count").inner_text() == "30 memories"
+    page.fill("#id_q", "backups")
+    page.locator("#table-section .count", has_text="10 memories").wait_for()
+    assert page.evaluate("window.__marker") == "still here"  # no full reload happened
+    assert "q=backups" in page.url  # the URL follows, so the view can be shared
+    page.click("#table-section th a:has-text('Content')")
+    page.wait_for_url("**sort=content**")
+    page.locator("#table-section tbody td", has_text="Memory number 00").wait_for()
+    assert page.evaluate("window.__marker") == "still here"
+    first = page.locator("#table-section tbody tr td:nth-child(4)").first.inner_text()
+    assert first.startswith("Memory number 00")
+
+
+def test_paging_swaps_only_the_table(logged_in_page, live_server, many_memories):
+    """The pagination links swap the table in place."""
+    page = logged_in_page("viewer")
+    page.goto(f"{live_server.url}/memories/")
+    page.evaluate("window.__marker = 'still here'")
+    page.click("#table-section .pagination a:has-text('2')")
+    page.wait_for_url("**page=2**")
+    page.locator("#table-section tbody tr").nth(4).wait_for()
+    assert page.locator("#table-section tbody tr").count() == 5
+    assert page.evaluate("window.__marker") == "still here"
+
+
+def test_the_same_flow_works_without_javascript(browser, live_server, many_memories, people):
+    """With JavaScript off, the filter form and the sort links load whole pages."""
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "viewer")
+    page.fill("#id_password", "correct horse battery staple")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/memories/**")
+    page.fill("#id_q", "backups")
+    page.click("form.filters button[type=submit]")
+    page.wait_for_url("**q=backups**")
+    assert page.locator("#table-section .count").inner_text() == "10 memories"
+    page.click("#table-section th a:has-text('Content')")
+    page.wait_for_url("**sort=content**")
+    assert page.locator("#table-section .count").inner_text() == "10 memories"
+    assert page.locator("h1").inner_text() == "Memories"  # a whole page, not a fragment
+    context.close()

@@ -1,0 +1,114 @@
+"""Memory pages through the test client: list fragment, create, edit and their refusals."""
+
+import pytest
+
+from memadmin.memories.models import Memory
+from memadmin.memories.services import memory_create
+
+pytestmark = pytest.mark.django_db
+
+
+def test_list_requires_login(client):
+    """An anonymous visitor is sent to log in."""
+    response = client.get("/memories/")
+    assert response.status_code == 302
+    assert response.url.startswith("/login/")
+
+
+def test_htmx_request_gets_only_the_table_section(client_as, project):
+    """An htmx request renders the table partial, not the whole page."""
+    memory_create(project=project, category="OPS_RULES", content="Rule one.", actor="agent")
+    client = client_as("viewer")
+    full = client.get("/memories/")
+    fragment = client.get("/memories/", headers={"HX-Request": "true"})
+    assert b"<nav" in full.content and b"Rule one." in full.content
+    assert b"<nav" not in fragment.content and b"Rule one." in fragment.content
+    assert fragment.content.lstrip().startswith(b'<section id="table-section"')
+
+
+def test_filters_by_project_category_status_and_text(client_as, project, mc_project):
+    """The list filters on every field it offers."""
+    memory_create(project=project, category="OPS_RULES", content="Alpha deploy.", actor="agent")
+    memory_create(project=project, category="INCIDENTS", content="Beta outage.", actor="agent")
+    memory_create(project=mc_project, category="NAMING", content="Gamma naming.", actor="agent")
+    client = client_as("viewer")
+    assert b"1 memory" in client.get(f"/memories/?project={project.pk}&category=INCIDENTS").content
+    assert b"Gamma" in client.get("/memories/?q=gamma").content
+    assert b"Alpha" not in client.get("/memories/?q=gamma").content
+    assert b"0 memories" in client.get("/memories/?status=archived").content
+
+
+def test_create_refuses_an_exact_duplicate_with_a_link(client_as, project):
+    """A duplicate in the same category is refused with a link to the existing memory."""
+    existing = memory_create(project=project, category="OPS_RULES", content="Same.", actor="agent")
+    response = client_as("editor").post(
+        f"/memories/new/?project={project.pk}",
+        {
+            "content": "  SAME. ",
+            "category": "OPS_RULES",
+            "importance": 50,
+            "scope": "project",
+            "status": "active",
+        },
+    )
+    assert response.status_code == 400
+    assert f'href="/memories/{existing.pk}/"'.encode() in response.content
+    assert Memory.objects.count() == 1
+
+
+def test_create_offers_only_the_projects_categories(client_as, project):
+    """A category outside the project's pack is refused and nothing is written."""
+    response = client_as("editor").post(
+        f"/memories/new/?project={project.pk}",
+        {
+            "content": "x",
+            "category": "PROJECT_RULES",
+            "importance": 50,
+            "scope": "project",
+            "status": "active",
+        },
+    )
+    assert response.status_code == 400
+    assert Memory.objects.count() == 0
+
+
+def test_importance_out_of_range_is_refused(client_as, project):
+    """Importance 0 is refused with a message."""
+    response = client_as("editor").post(
+        f"/memories/new/?project={project.pk}",
+        {
+            "content": "x",
+            "category": "OPS_RULES",
+            "importance": 0,
+            "scope": "project",
+            "status": "active",
+        },
+    )
+    assert response.status_code == 400
+    assert b"between 1 and 100" in response.content
+    assert Memory.objects.count() == 0
+
+
+def test_concurrent_edit_is_refused_and_both_texts_are_shown(client_as, project):
+    """The second of two edits from the same version is refused; both versions are shown."""
+    memory = memory_create(project=project, category="OPS_RULES", content="Base.", actor="agent")
+    client = client_as("editor")
+    form = {
+        "category": "OPS_RULES",
+        "importance": 50,
+        "scope": "project",
+        "status": "active",
+        "expected_updated_at": memory.updated_at,
+    }
+    first = client.post(f"/memories/{memory.pk}/edit/", {**form, "content": "Alice's text."})
+    assert first.status_code == 302
+    second = client.post(f"/memories/{memory.pk}/edit/", {**form, "content": "Bob's text."})
+    assert second.status_code == 400
+    assert b"Alice&#x27;s text." in second.content and b"Bob&#x27;s text." in second.content
+    memory.refresh_from_db()
+    assert memory.content == "Alice's text."
+
+
+def test_viewer_cannot_create(client_as, project):
+    """A viewer gets 403 on the create page."""
+    assert client_as("viewer").get(f"/memories/new/?project={project.pk}").status_code == 403
