@@ -14,7 +14,9 @@ with the same rules and accounting; details are never injected (reason "lazy det
 header's line lists them (see ``headers``), which makes them reachable.
 """
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from operator import attrgetter
+from typing import NamedTuple
 
 from .coverage import coverage_of
 from .graph import CompositeIndex, top_level
@@ -37,7 +39,7 @@ from .model import (
     TokenCounter,
 )
 from .ordering import ineligible_reason, selection_order
-from .render import WRAPPER_TEXT, category_sort_key, category_tags_text, memory_line, render_block
+from .render import WRAPPER_TEXT, category_sort_key, category_tags_text, memory_lines, render_block
 
 
 def _validate(budget: int, mode: str, tie_break: str) -> None:
@@ -93,28 +95,99 @@ def assemble(
     selection = selection_order(candidates, tie_break)
     details = index.eligible_details({memory.id for memory in candidates})
 
-    headers_mode = mode == "headers"
-    if headers_mode:
+    if mode == "headers":
         roots = top_level([memory.id for memory in selection], details)
         competitors = [memory for memory in selection if memory.id in roots]
+        suffixes = {head: details_suffix(ids) for head, ids in details.items() if ids}
     else:
         competitors = selection
+        suffixes = {}
 
-    def line_of(memory: LedgerMemory) -> str:
-        line = memory_line(memory.id, memory.content, memory.source_name)
-        if headers_mode and memory.id in details:
-            line += details_suffix(details[memory.id])
-        return line
-
+    kinds = index.kinds
     count = counter.count
+    greedy = _select(competitors, memory_lines(competitors, suffixes), budget, count)
+    coverage, reachable = coverage_of(mode, greedy.injected_ids, len(candidates), details)
+
+    heads_of = index.heads_of
+    rows = [
+        LedgerRow(
+            memory.id,
+            kinds.get(memory.id, "standalone"),
+            memory.category,
+            cost,
+            running_total,
+            injected,
+            None if injected else OVER_BUDGET,
+            order,
+            memory.id in reachable,
+            heads_of.get(memory.id, ()),
+            details.get(memory.id, ()),
+        )
+        for order, (memory, cost, running_total, injected) in enumerate(greedy.tried, start=1)
+    ]
+    competing = {memory.id for memory in competitors}
+    resting = [memory for memory in memories if memory.id not in competing]
+    resting.sort(key=attrgetter("id"))
+    rows.extend(
+        LedgerRow(
+            memory.id,
+            kinds.get(memory.id, "standalone"),
+            memory.category,
+            count(line + "\n"),
+            None,
+            False,
+            reasons.get(memory.id, LAZY_DETAIL),
+            None,
+            memory.id in reachable,
+            heads_of.get(memory.id, ()),
+            details.get(memory.id, ()),
+        )
+        for memory, line in zip(resting, memory_lines(resting, suffixes), strict=True)
+    )
+    return LedgerResult(
+        rendered=render_block(greedy.admitted),
+        rows=rows,
+        used_tokens=greedy.used if greedy.admitted else 0,
+        budget=budget,
+        counter_name=counter.name,
+        mode=mode,
+        tie_break=tie_break,
+        wrapper_tokens=greedy.wrapper_tokens,
+        coverage=coverage,
+        by_category={
+            category: greedy.by_category[category]
+            for category in sorted(greedy.by_category, key=category_sort_key)
+        },
+    )
+
+
+class _Greedy(NamedTuple):
+    tried: list[tuple[LedgerMemory, int, int, bool]]
+    admitted: list[tuple[str, int, str]]
+    used: int
+    wrapper_tokens: int
+    by_category: dict[str, int]
+
+    @property
+    def injected_ids(self) -> list[int]:
+        return [memory_id for _, memory_id, _ in self.admitted]
+
+
+def _select(
+    competitors: list[LedgerMemory], lines: list[str], budget: int, count: Callable[[str], int]
+) -> _Greedy:
+    """Admit the competitors greedily with skip, with upstream's additive accounting.
+
+    Return, for each competitor in turn, its cost, the total after trying it and whether
+    it was admitted; and the (category, id, line) of every admitted memory.
+    """
     wrapper_tokens = count(WRAPPER_TEXT)
     used = wrapper_tokens
     tag_costs: dict[str, int] = {}
     by_category: dict[str, int] = {}
     admitted: list[tuple[str, int, str]] = []
     tried: list[tuple[LedgerMemory, int, int, bool]] = []
-    for memory in competitors:
-        line = line_of(memory)
+    for memory, line in zip(competitors, lines, strict=True):
         cost = count(line + "\n")
         category = memory.category
         if category not in by_category:
@@ -122,67 +195,13 @@ def assemble(
             if tags is None:
                 tags = tag_costs[category] = count(category_tags_text(category))
             cost += tags
-        fits = used + cost <= budget
-        if fits:
+        injected = used + cost <= budget
+        if injected:
             used += cost
             by_category[category] = by_category.get(category, 0) + cost
             admitted.append((category, memory.id, line))
-        tried.append((memory, cost, used, fits))
-
-    injected_ids = [memory_id for _, memory_id, _ in admitted]
-    coverage, reachable = coverage_of(mode, injected_ids, len(candidates), details)
-
-    rows = [
-        LedgerRow(
-            memory_id=memory.id,
-            kind=index.kind(memory.id),
-            category=memory.category,
-            tokens=cost,
-            running_total=running_total,
-            injected=fits,
-            reason=None if fits else OVER_BUDGET,
-            order=rank,
-            reachable=memory.id in reachable,
-            header_ids=index.heads_of.get(memory.id, ()),
-            detail_ids=details.get(memory.id, ()),
-        )
-        for rank, (memory, cost, running_total, fits) in enumerate(tried, start=1)
-    ]
-    competing = {memory.id for memory in competitors}
-    for memory in sorted(memories, key=lambda memory: memory.id):
-        if memory.id in competing:
-            continue
-        rows.append(
-            LedgerRow(
-                memory_id=memory.id,
-                kind=index.kind(memory.id),
-                category=memory.category,
-                tokens=count(line_of(memory) + "\n"),
-                running_total=None,
-                injected=False,
-                reason=reasons.get(memory.id, LAZY_DETAIL),
-                order=None,
-                reachable=memory.id in reachable,
-                header_ids=index.heads_of.get(memory.id, ()),
-                detail_ids=details.get(memory.id, ()),
-            )
-        )
-
-    return LedgerResult(
-        rendered=render_block(admitted),
-        rows=rows,
-        used_tokens=used if admitted else 0,
-        budget=budget,
-        counter_name=counter.name,
-        mode=mode,
-        tie_break=tie_break,
-        wrapper_tokens=wrapper_tokens,
-        coverage=coverage,
-        by_category={
-            category: by_category[category]
-            for category in sorted(by_category, key=category_sort_key)
-        },
-    )
+        tried.append((memory, cost, used, injected))
+    return _Greedy(tried, admitted, used, wrapper_tokens, by_category)
 
 
 def compare_modes(

@@ -16,7 +16,7 @@ from .model import Kind, LedgerComposite
 class CompositeIndex:
     """Head-to-member and member-to-head lookups, built once per assembly."""
 
-    __slots__ = ("heads_of", "members_of")
+    __slots__ = ("heads_of", "kinds", "members_of")
 
     def __init__(self, composites: Iterable[LedgerComposite], known_ids: set[int] | dict):
         members_of: dict[int, dict[int, None]] = {}
@@ -37,14 +37,13 @@ class CompositeIndex:
         self.heads_of: dict[int, tuple[int, ...]] = {
             member: tuple(heads) for member, heads in heads_of.items()
         }
+        # The kind of every memory in a composite; any other memory is standalone.
+        self.kinds: dict[int, Kind] = dict.fromkeys(self.heads_of, "detail")
+        self.kinds.update(dict.fromkeys(self.members_of, "header"))
 
     def kind(self, memory_id: int) -> Kind:
         """Return 'header' if the memory heads a composite, else 'detail' if it is a member."""
-        if memory_id in self.members_of:
-            return "header"
-        if memory_id in self.heads_of:
-            return "detail"
-        return "standalone"
+        return self.kinds.get(memory_id, "standalone")
 
     def eligible_details(self, eligible: set[int]) -> dict[int, tuple[int, ...]]:
         """Return, for every eligible header, its eligible members (possibly none)."""

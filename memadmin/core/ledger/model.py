@@ -67,9 +67,12 @@ class LedgerComposite:
     member_ids: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LedgerRow:
-    """The ledger's account of one input memory.
+    """The ledger's account of one input memory (read-only by convention).
+
+    Not frozen: a frozen dataclass costs several times more to build, and an assembly
+    builds one row per memory, up to 100,000 of them.
 
     ``tokens`` is the memory's cost: for a memory that competed, the cost charged (or that
     would have been charged) when it was tried, including its category's tags when it would

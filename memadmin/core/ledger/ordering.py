@@ -16,13 +16,12 @@ Python's ``str`` order is code point order, which is SQLite's ``BINARY`` collati
 UTF-8, so the store's ``category ASC`` is reproduced exactly.
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from operator import itemgetter
 
 from .model import ARCHIVED, EXPIRED, SUPERSEDED, LedgerMemory, Reason, TieBreak
 
 CANDIDATE_STATUSES = frozenset({"active", "permanent"})
-
-SelectionKey = Callable[[LedgerMemory], tuple]
 
 
 def ineligible_reason(memory: LedgerMemory, now_ms: int) -> Reason | None:
@@ -41,7 +40,37 @@ def ineligible_reason(memory: LedgerMemory, now_ms: int) -> Reason | None:
 
 def store_order(memories: Iterable[LedgerMemory]) -> list[LedgerMemory]:
     """Return the memories in the store's order: category, newest update first, then id."""
-    return sorted(memories, key=lambda memory: (memory.category, -memory.updated_at, memory.id))
+    memories = list(memories)
+    if len(memories) < 2:
+        return memories
+    category_rank = {
+        category: rank for rank, category in enumerate(sorted({m.category for m in memories}))
+    }
+    newest = max(memory.updated_at for memory in memories)
+    low_id = min(memory.id for memory in memories)
+    id_bits = (max(memory.id for memory in memories) - low_id).bit_length()
+    update_bits = (newest - min(memory.updated_at for memory in memories)).bit_length()
+    category_shift = update_bits + id_bits
+    return _by_key(
+        memories,
+        [
+            (category_rank[memory.category] << category_shift)
+            | ((newest - memory.updated_at) << id_bits)
+            | (memory.id - low_id)
+            for memory in memories
+        ],
+    )
+
+
+def _by_key(memories: list[LedgerMemory], keys: list[int]) -> list[LedgerMemory]:
+    """Return the memories sorted by their unique integer keys.
+
+    A key packs the sort fields from the most significant down, each offset by its minimum
+    and given just enough bits, so plain integer comparison gives the tuple order exactly:
+    comparing integers keeps 100,000 candidates well within the time budget; tuples would not.
+    """
+    ordered = sorted(zip(keys, memories, strict=True), key=itemgetter(0))
+    return [memory for _, memory in ordered]
 
 
 def _recency(memory: LedgerMemory) -> int | None:
@@ -53,30 +82,54 @@ def _recency(memory: LedgerMemory) -> int | None:
     return verified
 
 
-def selection_key(tie_break: TieBreak) -> SelectionKey:
-    """Return the sort key of upstream's selection comparator for the tie-break."""
-    if tie_break == "recent":
+def _ranked(memories: list[LedgerMemory], tie_break: TieBreak) -> list[LedgerMemory]:
+    """Return memories that all have an importance, by importance then the tie-break.
 
-        def key(memory: LedgerMemory) -> tuple:
-            rank = 0 if memory.status == "permanent" else 1
-            if memory.importance is None:
-                return (rank, 1)
-            recency = _recency(memory)
-            if recency is None:
-                return (rank, 0, -memory.importance, 1, 0, memory.id)
-            return (rank, 0, -memory.importance, 0, -recency, memory.id)
-
-    else:
-
-        def key(memory: LedgerMemory) -> tuple:
-            rank = 0 if memory.status == "permanent" else 1
-            if memory.importance is None:
-                return (rank, 1)
-            return (rank, 0, -memory.importance, memory.id)
-
-    return key
+    Each memory gets one integer key (see ``_by_key``).
+    """
+    if not memories:
+        return []
+    top_importance = max(memory.importance for memory in memories)
+    low_id = min(memory.id for memory in memories)
+    id_bits = (max(memory.id for memory in memories) - low_id).bit_length()
+    if tie_break == "id":
+        return sorted(
+            memories,
+            key=lambda memory: (
+                ((top_importance - memory.importance) << id_bits) | (memory.id - low_id)
+            ),
+        )
+    recencies = [_recency(memory) for memory in memories]
+    known = [recency for recency in recencies if recency is not None]
+    newest = max(known, default=0)
+    recency_bits = (newest - min(known, default=0)).bit_length()
+    missing = 1 << (recency_bits + id_bits)
+    importance_shift = recency_bits + id_bits + 1
+    return _by_key(
+        memories,
+        [
+            ((top_importance - memory.importance) << importance_shift)
+            | (missing if recency is None else (newest - recency) << id_bits)
+            | (memory.id - low_id)
+            for memory, recency in zip(memories, recencies, strict=True)
+        ],
+    )
 
 
 def selection_order(candidates: Iterable[LedgerMemory], tie_break: TieBreak) -> list[LedgerMemory]:
-    """Return the candidates in the order they compete for the budget."""
-    return sorted(store_order(candidates), key=selection_key(tie_break))
+    """Return the candidates in the order they compete for the budget.
+
+    Permanent memories come first, active ones after; within each, the memories with an
+    importance by importance and tie-break, then those without one in the store's order.
+    """
+    groups: tuple[list[LedgerMemory], ...] = ([], [], [], [])
+    for memory in candidates:
+        active = memory.status != "permanent"
+        groups[2 * active + (memory.importance is None)].append(memory)
+    permanent, permanent_unranked, active, active_unranked = groups
+    return [
+        *_ranked(permanent, tie_break),
+        *store_order(permanent_unranked),
+        *_ranked(active, tie_break),
+        *store_order(active_unranked),
+    ]

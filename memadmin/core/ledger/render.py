@@ -44,10 +44,31 @@ def escape_tag(name: str) -> str:
     return escape_content(name).replace('"', "&quot;").replace("'", "&apos;")
 
 
-def memory_line(memory_id: int, content: str, source_name: str | None = None) -> str:
-    """Return one memory's line: ``#id: content``, or ``#id [source]: content``."""
-    source = f" [{escape_content(source_name)}]" if source_name else ""
-    return f"#{memory_id}{source}: {escape_content(content)}"
+def memory_line(
+    memory_id: int, content: str, source_name: str | None = None, suffix: str = ""
+) -> str:
+    """Return one memory's line: ``#id: content``, or ``#id [source]: content``.
+
+    ``suffix`` (already safe, see ``headers``) is appended as is.
+    """
+    if "&" in content or "<" in content or ">" in content:
+        content = escape_content(content)
+    if source_name:
+        return f"#{memory_id} [{escape_content(source_name)}]: {content}{suffix}"
+    return f"#{memory_id}: {content}{suffix}"
+
+
+def memory_lines(memories: Iterable, suffixes: dict[int, str]) -> list[str]:
+    """Return the line of each memory, with its suffix if it has one (in bulk, for speed)."""
+    lines = []
+    append = lines.append
+    for memory in memories:
+        content = memory.content
+        if "&" in content or "<" in content or ">" in content:
+            content = escape_content(content)
+        source = f" [{escape_content(memory.source_name)}]" if memory.source_name else ""
+        append(f"#{memory.id}{source}: {content}{suffixes.get(memory.id, '')}")
+    return lines
 
 
 def category_tags_text(category: str) -> str:
