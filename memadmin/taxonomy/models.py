@@ -5,6 +5,7 @@ name with the pack's criteria as `default_criteria`. People edit criteria as an 
 effective criteria are the override if present, else the default. Names are never edited here.
 """
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from simple_history.models import HistoricalRecords
@@ -79,3 +80,35 @@ class Category(models.Model):
         return (
             self.override_criteria if self.override_criteria is not None else self.default_criteria
         )
+
+
+class SurfaceHashRecord(models.Model):
+    """One value the project's prompt-surface hash took: the change that produced it, and who.
+
+    A record is written only when the hash actually changes, so the rows read as the history
+    of the text the agents are given.
+    """
+
+    project = models.ForeignKey(
+        "memories.Project", on_delete=models.CASCADE, related_name="surface_hashes"
+    )
+    value = models.CharField(max_length=64)
+    previous_value = models.CharField(max_length=64, blank=True, default="")
+    change = models.CharField(max_length=300, help_text="What produced this value.")
+    category = models.CharField(max_length=40, blank=True, default="")
+    actor_label = models.CharField(max_length=150)
+    actor_kind = models.CharField(max_length=10)
+    actor_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    audit_event = models.ForeignKey(
+        "audit.AuditEvent", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["project", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.value[:12]} ({self.change})"

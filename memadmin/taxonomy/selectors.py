@@ -1,12 +1,20 @@
 """Read categories: the one source of truth for a project's category list.
 
 Forms, the tool enum, the facts parser, the prompt tags and the ledger's grouping all ask
-`category_names` (or `categories_of`) rather than keeping lists of their own.
+`category_names` (or `categories_of`) rather than keeping lists of their own. The prompt
+texts and their surface hash are assembled from the same rows.
 """
 
-from django.db.models import QuerySet
+from collections.abc import Iterable
+from dataclasses import dataclass
 
-from .models import Category
+from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+
+from memadmin.core.packs import CategorySpec, criteria_from_dict
+from memadmin.core.prompts import render_all, surface_hash
+
+from .models import Category, SurfaceHashRecord
 
 
 def categories_of(project) -> QuerySet[Category]:
@@ -24,4 +32,84 @@ def category_names(project, *, writable_only: bool = False) -> list[str]:
 
 def category_by_name(project, name: str) -> Category:
     """Return one category of the project, or raise Category.DoesNotExist."""
-    return Category.objects.select_related("project").get(project=project, name=name)
+    return Category.objects.select_related("project", "project__pack").get(
+        project=project, name=name
+    )
+
+
+def categories_with_counts(project) -> QuerySet[Category]:
+    """Return the project's categories in priority order, each with `memory_count`."""
+    from memadmin.memories.models import Memory
+
+    counts = (
+        Memory.objects.filter(project=OuterRef("project"), category=OuterRef("name"))
+        .order_by()
+        .values("category")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    return categories_of(project).annotate(memory_count=Coalesce(Subquery(counts), 0))
+
+
+def prompt_categories(categories: Iterable[Category]) -> tuple[CategorySpec, ...]:
+    """Return the rows as the renderer's plain data, each with its effective criteria."""
+    return tuple(
+        CategorySpec(
+            name=category.name,
+            priority=category.priority,
+            ttl_days=category.ttl_days,
+            legacy=category.legacy,
+            maps_to=category.maps_to or None,
+            criteria=criteria_from_dict(category.effective_criteria),
+        )
+        for category in categories
+    )
+
+
+def prompt_texts(project) -> dict[str, str]:
+    """Return the historian, curate and tool texts assembled from the project's categories.
+
+    A project without a pack has no texts (an empty dict).
+    """
+    if project.pack_id is None:
+        return {}
+    categories = prompt_categories(categories_of(project))
+    if not categories:
+        return {}
+    return render_all(categories, project.pack.routing_test)
+
+
+def current_surface_hash(project) -> str:
+    """Return the digest of the project's three prompt texts ("" without a pack)."""
+    texts = prompt_texts(project)
+    return surface_hash(texts) if texts else ""
+
+
+def surface_history(project) -> QuerySet[SurfaceHashRecord]:
+    """Return every value the project's surface hash took, newest first."""
+    return SurfaceHashRecord.objects.filter(project=project).select_related("audit_event")
+
+
+def last_recorded_hash(project) -> str:
+    """Return the newest recorded surface hash of the project ("" if none)."""
+    return (
+        SurfaceHashRecord.objects.filter(project=project)
+        .order_by("-created_at", "-id")
+        .values_list("value", flat=True)
+        .first()
+        or ""
+    )
+
+
+@dataclass(frozen=True)
+class SurfaceState:
+    """The surface hash now, and whether its history accounts for it."""
+
+    value: str
+    recorded: bool
+
+
+def surface_state(project) -> SurfaceState:
+    """Return the current surface hash and whether the newest record holds that value."""
+    value = current_surface_hash(project)
+    return SurfaceState(value=value, recorded=value == last_recorded_hash(project))

@@ -1,4 +1,9 @@
-"""`manage.py pack list` and `manage.py pack install NAME --project P`."""
+"""`manage.py pack list`, `pack install NAME --project P` and `pack upgrade NAME --project P`.
+
+`pack upgrade` prints the plan and changes nothing unless given `--apply`; a plan with
+refusals is never applied. `--map OLD=NEW` (repeatable) says where the memories of a
+removed category go.
+"""
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -7,6 +12,8 @@ from django.core.management.base import BaseCommand, CommandError
 from memadmin.core.packs import PackError, PackNotFoundError, list_packs
 from memadmin.memories.models import Project
 from memadmin.taxonomy.services import pack_install, pack_load
+from memadmin.taxonomy.upgrade_services import UpgradeRefused, pack_upgrade, pack_upgrade_plan
+from memadmin.taxonomy.upgrades import NOTHING, format_plan, parse_mapping
 
 
 class Command(BaseCommand):
@@ -18,13 +25,30 @@ class Command(BaseCommand):
         install = sub.add_parser("install", help="install a pack into a project")
         install.add_argument("name")
         install.add_argument("--project", required=True, help="the project's identity (git:...)")
+        upgrade = sub.add_parser("upgrade", help="plan, then apply, a pack upgrade")
+        upgrade.add_argument("name")
+        upgrade.add_argument("--project", required=True, help="the project's identity (git:...)")
+        upgrade.add_argument(
+            "--map",
+            action="append",
+            default=[],
+            metavar="OLD=NEW",
+            help="move the memories of removed category OLD to NEW (repeatable)",
+        )
+        upgrade.add_argument(
+            "--apply", action="store_true", help="apply the plan (without it, only print it)"
+        )
 
     def handle(self, *args, **options):
         try:
             if options["action"] == "list":
                 self._list()
-            else:
+            elif options["action"] == "install":
                 self._install(options["name"], options["project"])
+            else:
+                self._upgrade(options["name"], options["project"], options["map"], options["apply"])
+        except UpgradeRefused as refused:
+            raise CommandError("upgrade refused; nothing changed") from refused
         except (PackError, PackNotFoundError, ValidationError) as error:
             message = "; ".join(error.messages) if isinstance(error, ValidationError) else error
             raise CommandError(str(message)) from error
@@ -37,11 +61,33 @@ class Command(BaseCommand):
             if legacy:
                 self.stdout.write(f"    legacy: {', '.join(legacy)}")
 
-    def _install(self, name: str, identity: str):
+    def _project(self, identity: str) -> Project:
         try:
-            project = Project.objects.get(identity=identity)
+            return Project.objects.select_related("pack").get(identity=identity)
         except Project.DoesNotExist as missing:
             raise CommandError(f"no project {identity}") from missing
+
+    def _install(self, name: str, identity: str):
+        project = self._project(identity)
         spec = pack_load(name)
         pack = pack_install(project=project, spec=spec, actor="system")
         self.stdout.write(f"{project.identity} runs {pack.name} {pack.version}")
+
+    def _upgrade(self, name: str, identity: str, pairs: list[str], apply: bool):
+        try:
+            mapping = parse_mapping(pairs)
+        except ValueError as error:
+            raise CommandError(str(error)) from error
+        project = self._project(identity)
+        spec = pack_load(name)
+        plan = pack_upgrade_plan(project=project, spec=spec, mapping=mapping)
+        self.stdout.write(format_plan(plan), ending="")
+        if not plan.allowed:
+            raise CommandError("upgrade refused; nothing changed")
+        if plan.kind == NOTHING:
+            return
+        if not apply:
+            self.stdout.write("Nothing changed: run again with --apply to apply this plan.")
+            return
+        pack_upgrade(project=project, spec=spec, mapping=mapping, actor="system")
+        self.stdout.write(f"{project.identity} runs {spec.name} {spec.version}")

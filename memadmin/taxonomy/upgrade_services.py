@@ -1,0 +1,201 @@
+"""Upgrade a project's pack: plan it, then apply it in one transaction or not at all.
+
+`pack_upgrade_plan` only reads. `pack_upgrade` plans again under a lock and refuses
+(UpgradeRefused, nothing written) if the plan holds any refusal.
+"""
+
+from collections.abc import Mapping
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from simple_history.utils import bulk_update_with_history
+
+from memadmin.audit.actors import as_actor
+from memadmin.audit.context import acting
+from memadmin.audit.services import audit_record
+from memadmin.core.clock import now_ms
+from memadmin.core.packs import PackSpec, criteria_to_dict
+from memadmin.memories.models import Memory, Project
+
+from .models import Category
+from .selectors import categories_with_counts
+from .services import pack_record, surface_hash_note
+from .upgrades import NOTHING, Collision, CurrentCategory, UpgradePlan, plan_upgrade
+
+
+class UpgradeRefused(ValidationError):
+    """The upgrade's plan holds refusals; `plan` is that plan. Nothing was written."""
+
+    def __init__(self, plan: UpgradePlan):
+        self.plan = plan
+        super().__init__(list(plan.refusals), code="upgrade_refused")
+
+
+def _collisions(project, current_names: set[str], new_names: tuple[str, ...], mapping) -> list:
+    """Return the moved memories that would land on an exact duplicate in their new category."""
+    removed = [old for old in mapping if old in current_names and old not in new_names]
+    seen: dict[tuple[str, str], int] = {}
+    for target in {mapping[old] for old in removed}:
+        for memory in Memory.objects.filter(project=project, category=target).only(
+            "id", "upstream_id", "normalized_hash"
+        ):
+            seen[(target, memory.normalized_hash)] = memory.display_id
+    collisions = []
+    for old in removed:
+        target = mapping[old]
+        moving = Memory.objects.filter(project=project, category=old).order_by("id")
+        for memory in moving.only("id", "upstream_id", "normalized_hash"):
+            key = (target, memory.normalized_hash)
+            if key in seen:
+                collisions.append(Collision(memory.display_id, old, seen[key], target))
+            else:
+                seen[key] = memory.display_id
+    return collisions
+
+
+def pack_upgrade_plan(*, project: Project, spec: PackSpec, mapping: Mapping[str, str]):
+    """Return the plan for upgrading the project to ``spec`` with memories moved per mapping."""
+    if project.pack_id is None:
+        raise ValidationError(
+            f"{project.name} runs no pack yet; install one with `manage.py pack install`."
+        )
+    rows = list(categories_with_counts(project))
+    current = [
+        CurrentCategory(
+            name=row.name,
+            priority=row.priority,
+            ttl_days=row.ttl_days,
+            legacy=row.legacy,
+            maps_to=row.maps_to,
+            default=row.default_criteria,
+            override=row.override_criteria,
+            memory_count=row.memory_count,
+        )
+        for row in rows
+    ]
+    pack = project.pack
+    return plan_upgrade(
+        current=current,
+        old_routing_test=pack.routing_test,
+        old_label=f"{pack.name} {pack.version}",
+        old_digest=pack.digest,
+        spec=spec,
+        mapping=mapping,
+        collisions=_collisions(project, {r.name for r in rows}, spec.names(), mapping),
+    )
+
+
+@transaction.atomic
+def pack_upgrade(
+    *,
+    project: Project,
+    spec: PackSpec,
+    mapping: Mapping[str, str] | None = None,
+    actor,
+    reason: str = "",
+) -> UpgradePlan:
+    """Upgrade the project to ``spec`` as planned, in one transaction; return the plan.
+
+    Defaults are replaced and overrides kept; an override whose default moved is flagged
+    with the default it was written against. Memories of removed categories move as the
+    mapping says. A plan with refusals raises UpgradeRefused and changes nothing.
+    """
+    project = Project.objects.select_for_update().select_related("pack").get(pk=project.pk)
+    mapping = dict(mapping or {})
+    plan = pack_upgrade_plan(project=project, spec=spec, mapping=mapping)
+    if not plan.allowed:
+        raise UpgradeRefused(plan)
+    if plan.kind == NOTHING:
+        return plan
+    label = f"pack upgrade {plan.old_pack} -> {plan.new_pack}"
+    with acting(actor=actor, reason=reason or label):
+        pack = pack_record(spec)
+        _update_categories(project, spec)
+        moved = _move_memories(project, plan, actor=actor, reason=reason or label)
+        Category.objects.filter(project=project, name__in=plan.removed).delete()
+        project.pack = pack
+        project.save(update_fields=["pack"])
+        event = audit_record(
+            action="pack_upgraded",
+            target=pack,
+            project=project,
+            changes={
+                "from": plan.old_pack,
+                "to": plan.new_pack,
+                "kind": plan.kind,
+                "added": list(plan.added),
+                "removed": list(plan.removed),
+                "moved": moved,
+                "flagged": [f.name for f in plan.flagged],
+                "defaults_changed": list(plan.defaults_changed),
+            },
+        )
+        surface_hash_note(project=project, change=label, event=event)
+    return plan
+
+
+def _update_categories(project: Project, spec: PackSpec) -> None:
+    held = {c.name: c for c in Category.objects.select_for_update().filter(project=project)}
+    for spec_category in spec.categories:
+        default = criteria_to_dict(spec_category.criteria)
+        values = {
+            "priority": spec_category.priority,
+            "ttl_days": spec_category.ttl_days,
+            "legacy": spec_category.legacy,
+            "maps_to": spec_category.maps_to or "",
+        }
+        category = held.get(spec_category.name)
+        if category is None:
+            Category.objects.create(
+                project=project, name=spec_category.name, **values, default_criteria=default
+            )
+            continue
+        changed = any(getattr(category, k) != v for k, v in values.items())
+        if category.default_criteria != default:
+            if category.is_overridden:
+                if not category.default_moved:
+                    category.previous_default = category.default_criteria
+                category.default_moved = True
+            category.default_criteria = default
+            changed = True
+        if changed:
+            for name, value in values.items():
+                setattr(category, name, value)
+            category.revision += 1
+            category.save()
+
+
+def _move_memories(project: Project, plan: UpgradePlan, *, actor, reason: str) -> dict:
+    """Move the memories of removed categories as mapped; return {old: count}."""
+    moved: dict[str, int] = {}
+    now = now_ms()
+    for move in plan.moves:
+        memories = list(
+            Memory.objects.select_for_update().filter(project=project, category=move.old)
+        )
+        for memory in memories:
+            memory.category = move.new
+            memory.updated_at = max(now, memory.updated_at + 1)
+        acting_actor = _history_actor(actor)
+        bulk_update_with_history(
+            memories,
+            Memory,
+            ["category", "updated_at"],
+            default_change_reason=reason,
+            custom_historical_attrs=acting_actor,
+        )
+        for memory in memories:
+            audit_record(
+                action="recategorised",
+                target=memory,
+                project=project,
+                category=move.new,
+                changes={"category": [move.old, move.new]},
+            )
+        moved[move.old] = len(memories)
+    return moved
+
+
+def _history_actor(actor) -> dict:
+    resolved = as_actor(actor)
+    return {"history_actor": resolved.label, "history_actor_kind": resolved.kind}
