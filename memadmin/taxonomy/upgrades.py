@@ -271,7 +271,8 @@ def format_plan(plan: UpgradePlan) -> str:
     if plan.removed:
         lines.append("Removed categories: " + ", ".join(plan.removed))
     for move in plan.moves:
-        lines.append(f"Move {move.memories} memories: {move.old} -> {move.new}")
+        noun = "memory" if move.memories == 1 else "memories"
+        lines.append(f"Move {move.memories} {noun}: {move.old} -> {move.new}")
     for name in plan.dropped_overrides:
         lines.append(f"The override of {name} goes with it (kept in the category's history).")
     for change in plan.properties:
