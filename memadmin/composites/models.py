@@ -70,3 +70,44 @@ class CompositeMember(models.Model):
 
     def __str__(self) -> str:
         return f"{self.composite_id}[{self.position}] = {self.member_id}"
+
+
+class ReferenceSet(models.Model):
+    """A frozen snapshot of a composite, for handing a sub-agent a fixed set of memories.
+
+    The proposal's open question 2 (upstream #449): the reference set is a read-time snapshot
+    over a composite, so the live structure stays free to change. The database refuses any
+    update of a row (triggers, migration 0005): a snapshot is written once and only read.
+    `items` lists the head then the members in order, each as `{"id", "display_id",
+    "role", "digest"}` with `digest` the SHA-256 of the memory's exact text then.
+    """
+
+    ref = models.CharField(max_length=40, unique=True)
+    project = models.ForeignKey(
+        "memories.Project", on_delete=models.CASCADE, related_name="reference_sets"
+    )
+    composite = models.ForeignKey(
+        Composite,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="reference_sets",
+    )
+    composite_type = models.CharField(max_length=12, choices=Composite.Type.choices)
+    title = models.CharField(max_length=200, blank=True, default="")
+    items = models.JSONField()
+    cursor = models.PositiveIntegerField(default=0)
+    frozen_at = models.BigIntegerField(help_text="Milliseconds since the epoch.")
+    frozen_by = models.CharField(max_length=150)
+    note = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-frozen_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.ref
+
+    @property
+    def prefetch_ids(self) -> list[str]:
+        """Return the ids an agent fetches, as strings, head first (upstream #449's shape)."""
+        return [str(item["display_id"]) for item in self.items]

@@ -1,0 +1,148 @@
+"""Read composites and reference sets, each in a fixed number of queries."""
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+
+from memadmin.core.hashing import content_digest
+from memadmin.memories.models import Memory
+
+from .drift import DriftRow, drift
+from .models import Composite, CompositeMember, ReferenceSet
+
+SIZES = {
+    "empty": (0, 0),
+    "small": (1, 3),
+    "medium": (4, 9),
+    "large": (10, None),
+}
+SIZE_LABELS = {
+    "empty": "no member",
+    "small": "1 to 3 members",
+    "medium": "4 to 9 members",
+    "large": "10 members or more",
+}
+
+
+def _ordered_members() -> Prefetch:
+    return Prefetch(
+        "members",
+        queryset=CompositeMember.objects.select_related("member").order_by("position", "id"),
+    )
+
+
+def composite_list(
+    *, project=None, type: str = "", head_category: str = "", size: str = ""
+) -> QuerySet[Composite]:
+    """Return composites with their head, size and members, filtered as asked.
+
+    `size` is one of SIZES' keys: empty, small (1-3), medium (4-9), large (10+).
+    """
+    composites = (
+        Composite.objects.select_related("head", "project")
+        .annotate(size=Count("members"))
+        .prefetch_related(_ordered_members())
+        .order_by("-updated_at", "-id")
+    )
+    if project is not None:
+        composites = composites.filter(project=project)
+    if type:
+        composites = composites.filter(type=type)
+    if head_category:
+        composites = composites.filter(head__category=head_category)
+    if size in SIZES:
+        low, high = SIZES[size]
+        composites = composites.filter(size__gte=low)
+        if high is not None:
+            composites = composites.filter(size__lte=high)
+    return composites
+
+
+def composite_detail(pk: int) -> Composite:
+    """Return one composite with its head, project and ordered members, or raise DoesNotExist."""
+    return (
+        Composite.objects.select_related("head", "project", "project__pack")
+        .prefetch_related(_ordered_members())
+        .get(pk=pk)
+    )
+
+
+def head_categories() -> list[str]:
+    """Return the categories of the memories that head a composite, sorted."""
+    return sorted(set(Composite.objects.values_list("head__category", flat=True)))
+
+
+def memory_composites(memory: Memory) -> dict:
+    """Return both query paths from a memory, in three queries however many there are.
+
+    `headed`: the composites it heads, with their members (head -> groups). `member_of`:
+    `(membership, composite)` for each composite it belongs to, with that composite's head
+    (member -> groups -> head); `membership.position` is its 0-based place.
+    """
+    headed = list(
+        Composite.objects.filter(head=memory)
+        .annotate(size=Count("members"))
+        .prefetch_related(_ordered_members())
+        .order_by("type", "pk")
+    )
+    memberships = list(
+        CompositeMember.objects.filter(member=memory)
+        .select_related("composite", "composite__head")
+        .annotate(size=Count("composite__members"))
+        .order_by("composite__type", "composite_id")
+    )
+    return {"headed": headed, "member_of": memberships}
+
+
+def composites_touching(memory_ids) -> QuerySet[Composite]:
+    """Return the composites headed by, or having as a member, any of these memories."""
+    return Composite.objects.filter(
+        Q(head_id__in=memory_ids) | Q(members__member_id__in=memory_ids)
+    ).distinct()
+
+
+def composite_choices(project) -> QuerySet[Composite]:
+    """Return a project's composites with their heads, for a picker."""
+    return Composite.objects.filter(project=project).select_related("head").order_by("pk")
+
+
+def reference_sets_of(composite: Composite) -> QuerySet[ReferenceSet]:
+    """Return the snapshots taken of a composite, newest first."""
+    return ReferenceSet.objects.filter(composite=composite).order_by("-frozen_at", "-id")
+
+
+def reference_set_detail(ref: str) -> ReferenceSet:
+    """Return the snapshot with this name, or raise ReferenceSet.DoesNotExist."""
+    return ReferenceSet.objects.select_related("project", "composite").get(ref=ref)
+
+
+def reference_set_drift(reference_set: ReferenceSet) -> list[DriftRow]:
+    """Return how the live composite differs from the snapshot, in three queries."""
+    frozen_ids = [item["id"] for item in reference_set.items]
+    live = None
+    composite = reference_set.composite
+    if composite is not None:
+        composite = composite_detail(composite.pk)
+        live = [_live_item(composite.head, "head")] + [
+            _live_item(row.member, "member") for row in composite.members.all()
+        ]
+    current = {
+        memory.pk: {"digest": content_digest(memory.content), "status": memory.status}
+        for memory in Memory.objects.filter(pk__in=frozen_ids).only("id", "content", "status")
+    }
+    return drift(reference_set.items, live, current)
+
+
+def _live_item(memory: Memory, role: str) -> dict:
+    return {
+        "id": memory.pk,
+        "display_id": memory.display_id,
+        "role": role,
+        "digest": content_digest(memory.content),
+    }
+
+
+def reference_set_export(reference_set: ReferenceSet) -> dict:
+    """Return the snapshot in upstream #449's delegation shape, with its name."""
+    return {
+        "memory": {"prefetch_ids": reference_set.prefetch_ids, "mode": "frozen"},
+        "snapshot_ref": reference_set.ref,
+    }
