@@ -259,3 +259,68 @@ def _update_action(diff: dict) -> str:
     if set(diff) == {"category"}:
         return "recategorised"
     return "edited"
+
+
+@transaction.atomic
+def memory_write_or_bump(
+    *,
+    project: Project,
+    category: str,
+    content: str,
+    actor,
+    source_type: str = Memory.SourceType.AGENT,
+    source_session_id: str = "",
+    reason: str = "",
+    at_ms: int | None = None,
+) -> tuple[Memory, bool]:
+    """Write a memory as upstream's `write` does; return (memory, created).
+
+    Only writable (non-legacy) categories take writes. An exact duplicate (same project,
+    category and normalised hash) is not refused: it only bumps that memory's `seen_count`
+    and `last_seen_at`, whatever its status.
+    """
+    writable = category_names(project, writable_only=True)
+    if category not in writable:
+        raise ValidationError(
+            {
+                "category": (
+                    f"{category!r} takes no new memories in {project.name}; "
+                    f"write to one of: {', '.join(writable) or '(no pack installed)'}."
+                )
+            }
+        )
+    _validate_fields(
+        project=project,
+        fields={"category": category, "content": content, "source_type": source_type},
+    )
+    existing = (
+        Memory.objects.select_for_update()
+        .filter(project=project, category=category, normalized_hash=normalized_hash(content))
+        .first()
+    )
+    if existing is None:
+        memory = memory_create(
+            project=project,
+            category=category,
+            content=content,
+            actor=actor,
+            source_type=source_type,
+            source_session_id=source_session_id,
+            reason=reason,
+            at_ms=at_ms,
+        )
+        return memory, True
+    now = at_ms if at_ms is not None else now_ms()
+    seen_before = existing.seen_count
+    with acting(actor=actor, reason=reason):
+        existing.seen_count = seen_before + 1
+        existing.last_seen_at = max(now, existing.last_seen_at)
+        existing.save(update_fields=["seen_count", "last_seen_at"])
+        audit_record(
+            action="seen_again",
+            target=existing,
+            project=project,
+            category=category,
+            changes={"seen_count": [seen_before, existing.seen_count]},
+        )
+    return existing, False
