@@ -1,32 +1,92 @@
-"""Write people and their roles."""
+"""Write people and their roles; each change is recorded in the audit trail."""
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from .roles import ROLES, ensure_role_groups
+from memadmin.audit.context import acting
+from memadmin.audit.services import audit_record
+
+from .roles import ROLES, ensure_role_groups, role_of
+
+
+def _validate_role(role: str) -> None:
+    if role not in ROLES:
+        raise ValidationError({"role": f"Unknown role {role!r}; roles are {', '.join(ROLES)}."})
+
+
+def admin_count() -> int:
+    """Return how many active people hold the admin role (superusers included)."""
+    people = get_user_model().objects.filter(is_active=True)
+    return (
+        (people.filter(is_superuser=True) | people.filter(groups__name="admin")).distinct().count()
+    )
 
 
 @transaction.atomic
-def person_create(*, username: str, password: str, role: str, email: str = ""):
-    """Create a person with exactly one role; an admin is also a Django superuser."""
-    if role not in ROLES:
-        raise ValueError(f"unknown role {role!r}; roles are {', '.join(ROLES)}")
+def person_create(
+    *,
+    username: str,
+    password: str,
+    role: str,
+    email: str = "",
+    actor="system",
+    reason: str = "",
+):
+    """Create a person with exactly one role; an admin is also a Django superuser.
+
+    The password must pass the configured validators (ValidationError by field otherwise).
+    """
+    _validate_role(role)
     user_model = get_user_model()
+    username = username.strip()
+    if not username:
+        raise ValidationError({"username": "A person needs a username."})
     if user_model.objects.filter(username=username).exists():
-        raise ValueError(f"a person named {username!r} already exists")
+        raise ValidationError({"username": f"A person named {username!r} already exists."})
+    candidate = user_model(username=username, email=email)
+    try:
+        validate_password(password, candidate)
+    except ValidationError as error:
+        raise ValidationError({"password": error.messages}) from error
     ensure_role_groups()
-    user = user_model.objects.create_user(username=username, password=password, email=email)
-    person_set_role(user=user, role=role)
+    with acting(actor=actor, reason=reason):
+        user = user_model.objects.create_user(username=username, password=password, email=email)
+        _apply_role(user, role)
+        audit_record(
+            action="person_created",
+            target=user,
+            object_type="person",
+            changes={"role": role},
+        )
     return user
 
 
 @transaction.atomic
-def person_set_role(*, user, role: str) -> None:
-    """Give the person exactly this role."""
-    if role not in ROLES:
-        raise ValueError(f"unknown role {role!r}; roles are {', '.join(ROLES)}")
+def person_set_role(*, user, role: str, actor="system", reason: str = "") -> None:
+    """Give the person exactly this role; the last admin cannot be made anything else."""
+    _validate_role(role)
+    old = role_of(user)
+    if old == role:
+        return
+    if old == "admin" and admin_count() <= 1:
+        raise ValidationError(
+            {"role": f"{user.get_username()} is the last admin; make someone else admin first."}
+        )
     ensure_role_groups()
+    with acting(actor=actor, reason=reason):
+        _apply_role(user, role)
+        audit_record(
+            action="role_changed",
+            target=user,
+            object_type="person",
+            changes={"role": [old, role]},
+        )
+
+
+def _apply_role(user, role: str) -> None:
     user.groups.remove(*Group.objects.filter(name__in=ROLES))
     user.groups.add(Group.objects.get(name=role))
     user.is_staff = user.is_superuser = role == "admin"

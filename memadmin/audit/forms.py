@@ -1,0 +1,61 @@
+"""Forms of the history area: the audit log's filters, compare and revert. Rules live in services."""
+
+from django import forms
+
+from memadmin.memories.models import Project
+
+from . import selectors
+
+
+class DateInput(forms.DateInput):
+    input_type = "date"
+
+
+class EventFilterForm(forms.Form):
+    """The audit log's filters; every field is optional."""
+
+    actor = forms.ChoiceField(required=False)
+    project = forms.ModelChoiceField(
+        queryset=Project.objects.order_by("name"), required=False, empty_label="All projects"
+    )
+    category = forms.ChoiceField(required=False)
+    action = forms.ChoiceField(required=False, label="Kind of change")
+    since = forms.DateField(required=False, widget=DateInput, label="From")
+    until = forms.DateField(required=False, widget=DateInput, label="To")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["actor"].choices = _choices("Anyone", selectors.event_actors())
+        self.fields["category"].choices = _choices("Any category", selectors.event_categories())
+        self.fields["action"].choices = _choices("Any change", selectors.event_actions())
+
+    def clean(self):
+        data = super().clean()
+        since, until = data.get("since"), data.get("until")
+        if since and until and since > until:
+            raise forms.ValidationError("The range starts after it ends.")
+        return data
+
+    def filters(self) -> selectors.EventFilters:
+        """Return the filters the form holds (none if it is not valid)."""
+        if not self.is_valid():
+            return selectors.EventFilters()
+        return selectors.EventFilters(**self.cleaned_data)
+
+
+def _choices(anything: str, values: list[str]) -> list[tuple[str, str]]:
+    return [("", anything), *((v, v.replace("_", " ")) for v in values)]
+
+
+class CompareForm(forms.Form):
+    """Two versions to compare: `a` the older side, `b` the newer."""
+
+    a = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    b = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+
+class RevertForm(forms.Form):
+    """The version to go back to, and why."""
+
+    version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")

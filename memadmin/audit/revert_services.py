@@ -1,0 +1,114 @@
+"""Revert a memory or a category's criteria to an earlier version.
+
+A revert never rewrites history: it saves the earlier version's values as a new version,
+through the same service a person's edit goes through (`memory_update`,
+`criteria_override_save`), so every rule of an edit holds for a revert too, and the new
+version's reason names the version it restores.
+"""
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from memadmin.core.hashing import normalized_hash
+from memadmin.memories.models import Memory
+from memadmin.memories.services import EDITABLE_FIELDS, memory_update
+from memadmin.taxonomy.models import Category
+from memadmin.taxonomy.selectors import category_names
+from memadmin.taxonomy.services import criteria_override_save
+
+from .selectors import effective_criteria_of
+
+
+def revert_reason(number: int, reason: str) -> str:
+    """Return the reason a revert records: which version it restores, and why."""
+    return f"Reverted to version {number}" + (f": {reason}" if reason else ".")
+
+
+@transaction.atomic
+def memory_revert(*, memory, version, actor, reason: str = ""):
+    """Save a memory's earlier version (a historical row) as its newest version.
+
+    The text, category, importance, scope, shareable flag and status come back. Refused
+    with the reason, nothing written: a version of another memory, a category no longer
+    in the project's pack, text that duplicates another memory of that category, making a
+    superseded memory active again, or a version that matches the memory already.
+    """
+    number = getattr(version, "number", None) or version.history_id
+    if version.id != memory.pk:
+        raise ValidationError(
+            f"Version {version.history_id} is a version of another memory.", code="foreign"
+        )
+    current_memory = Memory.objects.select_for_update().select_related("project").get(pk=memory.pk)
+    project = current_memory.project
+    wanted = {name: getattr(version, name) for name in EDITABLE_FIELDS}
+    if wanted["category"] not in category_names(project):
+        raise ValidationError(
+            f"Version {number} files this memory under {wanted['category']}, which is no longer "
+            f"a category of {project.name}'s pack; recategorise it by hand instead.",
+            code="category_gone",
+        )
+    duplicate = (
+        Memory.objects.filter(
+            project=project,
+            category=wanted["category"],
+            normalized_hash=normalized_hash(wanted["content"]),
+        )
+        .exclude(pk=current_memory.pk)
+        .first()
+    )
+    if duplicate is not None:
+        raise ValidationError(
+            f"Version {number}'s text is a duplicate of memory #{duplicate.display_id} "
+            f"in {duplicate.category}; merge the two instead.",
+            code="duplicate",
+        )
+    if current_memory.superseded_by_id and wanted["status"] != Memory.Status.ARCHIVED:
+        raise ValidationError(
+            f"This memory was superseded by #{current_memory.superseded_by_id}; a revert cannot "
+            "make it active again beside its successor. Undo the merge instead.",
+            code="superseded",
+        )
+    changes = {n: v for n, v in wanted.items() if getattr(current_memory, n) != v}
+    if not changes:
+        raise ValidationError(f"This memory already matches version {number}.", code="unchanged")
+    return memory_update(
+        memory=current_memory, actor=actor, reason=revert_reason(number, reason), **changes
+    )
+
+
+@transaction.atomic
+def criteria_revert(*, version, actor, reason: str = ""):
+    """Put an earlier version's criteria (a historical category row) in force again.
+
+    The criteria that version had in force (its override, else its pack default) are
+    saved as people's criteria; if they equal today's pack default the override is simply
+    cleared. Refused with the reason, nothing written: a category no longer in the pack,
+    criteria that no longer pass the pack's rules, or criteria already in force.
+    """
+    number = getattr(version, "number", None) or version.history_id
+    category = (
+        Category.objects.select_related("project")
+        .filter(project_id=version.project_id, name=version.name)
+        .first()
+    )
+    if category is None:
+        raise ValidationError(
+            f"{version.name} is no longer a category of this project's pack; "
+            "its criteria cannot be put back in force.",
+            code="category_gone",
+        )
+    wanted = effective_criteria_of(version)
+    if wanted == category.effective_criteria:
+        raise ValidationError(
+            f"The criteria of version {number} are the ones in force already.", code="unchanged"
+        )
+    try:
+        return criteria_override_save(
+            category=category, criteria=wanted, actor=actor, reason=revert_reason(number, reason)
+        )
+    except ValidationError as error:
+        problems = "; ".join(error.messages)
+        raise ValidationError(
+            f"The criteria of version {number} no longer pass the pack's rules: {problems}",
+            code="invalid",
+        ) from error

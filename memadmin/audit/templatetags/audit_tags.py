@@ -1,0 +1,16 @@
+"""The memory timeline on the memory page: `{% load audit_tags %}{% memory_timeline memory %}`."""
+
+from django import template
+
+from memadmin.audit.timeline import memory_timeline as timeline_of
+
+register = template.Library()
+
+RECENT = 20
+
+
+@register.inclusion_tag("audit/includes/memory_timeline.html")
+def memory_timeline(memory, limit: int = RECENT) -> dict:
+    """Render the memory's latest changes, newest first, with a link to all its versions."""
+    entries = timeline_of(memory)
+    return {"memory": memory, "entries": entries[:limit], "more": len(entries) > limit}
