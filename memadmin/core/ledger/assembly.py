@@ -35,6 +35,7 @@ from .model import (
     LedgerRow,
     Mode,
     ModeComparison,
+    Reason,
     TieBreak,
     TokenCounter,
 )
@@ -103,44 +104,28 @@ def assemble(
         competitors = selection
         suffixes = {}
 
-    kinds = index.kinds
+    row = _row_maker(index, details)
     count = counter.count
-    greedy = _select(competitors, memory_lines(competitors, suffixes), budget, count)
+    greedy = _select(competitors, memory_lines(competitors, suffixes), budget, count, row)
     coverage, reachable = coverage_of(mode, greedy.injected_ids, len(candidates), details)
+    rows = greedy.rows
+    if mode == "headers":
+        # A competitor left out can still be a detail of an injected header (a ring).
+        for competitor in rows:
+            if not competitor.injected and competitor.memory_id in reachable:
+                competitor.reachable = True
 
-    heads_of = index.heads_of
-    rows = [
-        LedgerRow(
-            memory.id,
-            kinds.get(memory.id, "standalone"),
-            memory.category,
-            cost,
-            running_total,
-            injected,
-            None if injected else OVER_BUDGET,
-            order,
-            memory.id in reachable,
-            heads_of.get(memory.id, ()),
-            details.get(memory.id, ()),
-        )
-        for order, (memory, cost, running_total, injected) in enumerate(greedy.tried, start=1)
-    ]
     competing = {memory.id for memory in competitors}
     resting = [memory for memory in memories if memory.id not in competing]
     resting.sort(key=attrgetter("id"))
     rows.extend(
-        LedgerRow(
-            memory.id,
-            kinds.get(memory.id, "standalone"),
-            memory.category,
+        row(
+            memory,
             count(line + "\n"),
             None,
-            False,
             reasons.get(memory.id, LAZY_DETAIL),
             None,
             memory.id in reachable,
-            heads_of.get(memory.id, ()),
-            details.get(memory.id, ()),
         )
         for memory, line in zip(resting, memory_lines(resting, suffixes), strict=True)
     )
@@ -161,8 +146,50 @@ def assemble(
     )
 
 
+MakeRow = Callable[[LedgerMemory, int, int | None, Reason | None, int | None, bool], LedgerRow]
+
+
+def _row_maker(index: CompositeIndex, details: dict[int, tuple[int, ...]]) -> MakeRow:
+    """Return a row builder that knows the composites.
+
+    It takes (memory, tokens, running total, reason, order, reachable); a memory without
+    a reason is injected.
+    """
+    kinds, heads_of = index.kinds, index.heads_of
+
+    def row(memory, tokens, running_total, reason, order, reachable):
+        memory_id = memory.id
+        if memory_id not in kinds:
+            return LedgerRow(
+                memory_id,
+                "standalone",
+                memory.category,
+                tokens,
+                running_total,
+                reason is None,
+                reason,
+                order,
+                reachable,
+            )
+        return LedgerRow(
+            memory_id,
+            kinds[memory_id],
+            memory.category,
+            tokens,
+            running_total,
+            reason is None,
+            reason,
+            order,
+            reachable,
+            heads_of.get(memory_id, ()),
+            details.get(memory_id, ()),
+        )
+
+    return row
+
+
 class _Greedy(NamedTuple):
-    tried: list[tuple[LedgerMemory, int, int, bool]]
+    rows: list[LedgerRow]
     admitted: list[tuple[str, int, str]]
     used: int
     wrapper_tokens: int
@@ -174,20 +201,24 @@ class _Greedy(NamedTuple):
 
 
 def _select(
-    competitors: list[LedgerMemory], lines: list[str], budget: int, count: Callable[[str], int]
+    competitors: list[LedgerMemory],
+    lines: list[str],
+    budget: int,
+    count: Callable[[str], int],
+    row: MakeRow,
 ) -> _Greedy:
     """Admit the competitors greedily with skip, with upstream's additive accounting.
 
-    Return, for each competitor in turn, its cost, the total after trying it and whether
-    it was admitted; and the (category, id, line) of every admitted memory.
+    Return a row per competitor, in turn (reachable when injected), and the (category, id,
+    line) of every admitted memory.
     """
     wrapper_tokens = count(WRAPPER_TEXT)
     used = wrapper_tokens
     tag_costs: dict[str, int] = {}
     by_category: dict[str, int] = {}
     admitted: list[tuple[str, int, str]] = []
-    tried: list[tuple[LedgerMemory, int, int, bool]] = []
-    for memory, line in zip(competitors, lines, strict=True):
+    rows: list[LedgerRow] = []
+    for order, (memory, line) in enumerate(zip(competitors, lines, strict=True), start=1):
         cost = count(line + "\n")
         category = memory.category
         if category not in by_category:
@@ -195,13 +226,14 @@ def _select(
             if tags is None:
                 tags = tag_costs[category] = count(category_tags_text(category))
             cost += tags
-        injected = used + cost <= budget
-        if injected:
+        if used + cost <= budget:
             used += cost
             by_category[category] = by_category.get(category, 0) + cost
             admitted.append((category, memory.id, line))
-        tried.append((memory, cost, used, injected))
-    return _Greedy(tried, admitted, used, wrapper_tokens, by_category)
+            rows.append(row(memory, cost, used, None, order, True))
+        else:
+            rows.append(row(memory, cost, used, OVER_BUDGET, order, False))
+    return _Greedy(rows, admitted, used, wrapper_tokens, by_category)
 
 
 def compare_modes(

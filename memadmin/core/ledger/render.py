@@ -59,15 +59,16 @@ def memory_line(
 
 
 def memory_lines(memories: Iterable, suffixes: dict[int, str]) -> list[str]:
-    """Return the line of each memory, with its suffix if it has one (in bulk, for speed)."""
+    """Return each memory's ``memory_line``, with its suffix if it has one, in bulk."""
     lines = []
     append = lines.append
     for memory in memories:
         content = memory.content
         if "&" in content or "<" in content or ">" in content:
-            content = escape_content(content)
+            content = content.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         source = f" [{escape_content(memory.source_name)}]" if memory.source_name else ""
-        append(f"#{memory.id}{source}: {content}{suffixes.get(memory.id, '')}")
+        suffix = suffixes.get(memory.id, "") if suffixes else ""
+        append(f"#{memory.id}{source}: {content}{suffix}")
     return lines
 
 
