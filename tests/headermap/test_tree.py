@@ -1,0 +1,79 @@
+"""The header map as plain data: layers, roots, details in order, counts and unreached memories."""
+
+from memadmin.core.ledger.model import LedgerComposite
+from memadmin.headermap.tree import CATEGORY_HEADER, DETAIL, THEME_HEADER, HeaderMap, MapMemory
+
+
+def memory(id, tokens=10, category="OPS_RULES"):
+    return MapMemory(id=id, display_id=id, category=category, content=f"m{id}", tokens=tokens)
+
+
+def composite(id, head, *members, type="theme"):
+    return LedgerComposite(id=id, type=type, head_id=head, member_ids=members)
+
+
+def build(composites, ids=range(1, 10)):
+    return HeaderMap([memory(i) for i in ids], composites)
+
+
+def test_two_layers_are_named_as_the_proposal_does():
+    """Theme header -> category headers -> details."""
+    tree = build([composite(1, 1, 2, 3), composite(2, 2, 4, 5), composite(3, 3, 6)])
+    assert [(n.id, n.layer) for n in tree.roots()] == [(1, THEME_HEADER)]
+    assert [(n.id, n.layer) for n in tree.details(1)] == [
+        (2, CATEGORY_HEADER),
+        (3, CATEGORY_HEADER),
+    ]
+    assert [(n.id, n.layer) for n in tree.details(2)] == [(4, DETAIL), (5, DETAIL)]
+
+
+def test_counts_and_tokens_are_of_distinct_memories():
+    """A detail shared by two category headers counts once under their theme header."""
+    tree = build([composite(1, 1, 2, 3), composite(2, 2, 4, 5), composite(3, 3, 5, 6)])
+    root = tree.node(1)
+    assert (root.details, root.reach_count, root.reach_tokens) == (2, 5, 50)
+    assert root.subtree_tokens == 60
+    assert tree.node(4).has_details is False
+
+
+def test_details_keep_composite_order_and_appear_once():
+    """Members come in composite order (composites by id), each once."""
+    tree = build([composite(1, 1, 4, 2), composite(2, 1, 2, 3, type="sequence")])
+    assert [n.id for n in tree.details(1)] == [4, 2, 3]
+    assert tree.node(1).types == ("theme", "sequence")
+
+
+def test_memories_in_no_composite_are_unreached():
+    """Memories no header reaches are listed apart."""
+    tree = build([composite(1, 1, 2)], ids=range(1, 5))
+    assert [m.id for m in tree.unreached()] == [3, 4]
+    assert tree.summary() == {
+        "memories": 4,
+        "headers": 1,
+        "details": 1,
+        "roots": 1,
+        "unreached": 2,
+        "header_tokens": 10,
+        "detail_tokens": 10,
+        "unreached_tokens": 20,
+    }
+
+
+def test_a_composite_with_a_dead_head_reaches_nothing():
+    """A head that is not live (archived) leaves its members unreached."""
+    tree = build([composite(1, 99, 2, 3)], ids=range(1, 4))
+    assert tree.roots() == []
+    assert [m.id for m in tree.unreached()] == [1, 2, 3]
+
+
+def test_a_ring_of_headers_is_entered_at_its_lowest_id():
+    """Headers that only reach one another still appear, with cycles counted once."""
+    tree = build([composite(1, 5, 6), composite(2, 6, 5, 7)])
+    assert [n.id for n in tree.roots()] == [5]
+    assert tree.node(5).reach_count == 2
+
+
+def test_theme_headers_come_first_among_roots():
+    """Roots list theme headers, then category headers."""
+    tree = build([composite(1, 1, 2), composite(2, 3, 4), composite(3, 4, 5)])
+    assert [n.id for n in tree.roots()] == [3, 1]
