@@ -97,15 +97,13 @@ def apply_boundaries(text: str, boundaries: list[int]) -> list[Fragment]:
     edges = [0, *boundaries, len(text)]
     fragments = []
     for number, (start, end) in enumerate(itertools.pairwise(edges), start=1):
-        chunk = text[start:end]
-        if not chunk.strip():
+        span = _trim(text, start, end)
+        if span is None:
             raise SplitError(
                 f"Fragment {number} (characters {start} to {end}) would be empty: "
                 f"it holds only whitespace."
             )
-        lead = len(chunk) - len(chunk.lstrip())
-        trail = len(chunk) - len(chunk.rstrip())
-        fragments.append(_fragment(text, start + lead, end - trail))
+        fragments.append(_fragment(text, *span))
     return fragments
 
 
@@ -203,30 +201,32 @@ def _by_headings(lines: list[_Line]) -> list[int]:
 
 
 def _attach_lone_headings(lines: list[_Line], starts: list[int]) -> list[int]:
-    """Drop the start after each fragment that holds nothing but one heading line."""
-    kept = []
-    index = 0
-    while index < len(starts):
-        kept.append(starts[index])
-        end = starts[index + 1] if index + 1 < len(starts) else len(lines)
-        body = [line for line in lines[starts[index] : end] if line.kind != "blank"]
-        lone_heading = len(body) == 1 and body[0].kind == "heading"
-        index += 2 if lone_heading and index + 1 < len(starts) else 1
+    """Drop each start that follows a fragment holding nothing but headings."""
+    kept: list[int] = []
+    for start in starts:
+        previous = lines[kept[-1] : start] if kept else []
+        if previous and all(line.kind in ("heading", "blank") for line in previous):
+            continue
+        kept.append(start)
     return kept
 
 
 def _spans(text: str, lines: list[_Line], starts: list[int]) -> list[tuple[int, int]]:
     """Return the trimmed (start, end) offsets of the fragments starting at these lines."""
-    spans = []
-    for position, first in enumerate(starts):
-        last = starts[position + 1] if position + 1 < len(starts) else len(lines)
-        start, end = lines[first].start, lines[last - 1].end
-        chunk = text[start:end]
-        if chunk.strip():
-            spans.append(
-                (start + len(chunk) - len(chunk.lstrip()), end - len(chunk) + len(chunk.rstrip()))
-            )
-    return spans
+    ends = [*starts[1:], len(lines)] if starts else []
+    spans = (
+        _trim(text, lines[first].start, lines[last - 1].end)
+        for first, last in zip(starts, ends, strict=True)
+    )
+    return [span for span in spans if span is not None]
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """Return the offsets of text[start:end] without its surrounding whitespace, if any is left."""
+    chunk = text[start:end]
+    if not chunk.strip():
+        return None
+    return start + len(chunk) - len(chunk.lstrip()), end - len(chunk) + len(chunk.rstrip())
 
 
 def _fragment(text: str, start: int, end: int) -> Fragment:

@@ -96,6 +96,12 @@ def test_lone_heading_joins_the_fragment_after_it():
     assert texts("paragraphs", text) == ["# Setup\n\nInstall uv.", "# Usage\n\nRun it."]
 
 
+def test_stacked_headings_stay_with_the_body_below_them():
+    """Headings with no text between them all join the first fragment that has a body."""
+    text = "# Guide\n\n## Install\n\nRun uv sync.\n\nThen test."
+    assert texts("paragraphs", text) == ["# Guide\n\n## Install\n\nRun uv sync.", "Then test."]
+
+
 def test_fenced_code_is_never_split():
     """Blank lines, items and headings inside a fenced block do not split it."""
     text = "Script:\n\n```sh\n# comment\n\n- not an item\n```\n\nAfter."
