@@ -8,23 +8,28 @@ package's JavaScript that a standard BPE does not share, and this module keeps e
   whatever the pre-split would make of it.
 - Every piece is first looked up, as a string, in a plain JavaScript object. That object
   also answers names it inherits (`valueOf`, `hasOwnProperty`, `__proto__`...), so a piece
-  spelling one of them counts as one token.
-- Only strings are looked up directly: a token that exists only in the binary table
-  (the byte order mark) is reached by merging, never by lookup.
+  spelling one of them counts as one token, while merging never forms one.
+- Only strings are looked up directly: a token that exists only in the binary table (the
+  byte order mark, U+FEFF) is reached by merging, never by a piece's lookup.
+- While merging, a byte run that is valid UTF-8 is decoded by a default TextDecoder before
+  its string lookup, and that decoder drops a leading byte order mark: a run made of U+FEFF
+  and then a vocabulary string takes that string's rank.
 - Lone surrogates stay in the pre-split as themselves and become U+FFFD only when the piece
   is turned into bytes, as JavaScript's TextEncoder does.
 
 The vocabulary and the pre-split pattern come from files that `export_claude_encoding.mjs`
 writes at set-up time (see `memadmin.core.tokens`); nothing third-party is kept in the
-repository. Merging runs in tiktoken, which merges exactly as ai-tokenizer does (lowest rank
-first, leftmost on ties); the rare piece that must bypass tiktoken's direct lookup is merged
-by `merge_count`, a plain port of the same algorithm.
+repository. Most texts are counted by tiktoken in one call: it splits and merges exactly as
+ai-tokenizer does where none of the details above applies. A text where one may apply is
+split here, with Python's `re`, and its odd pieces are merged by `merge_count`.
 """
 
 import base64
+import functools
+import heapq
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import tiktoken
@@ -34,6 +39,7 @@ META_FILE = "claude.json"
 EXPORT_FORMAT = 1
 
 _DIRECT_LOOKUP_LIMIT = 10  # ai-tokenizer looks a whole text up when text.length < 10
+_BYTE_ORDER_MARK = "\ufeff"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -41,34 +47,42 @@ class EncodingFilesMissing(Exception):
     """The exported encoding files are absent, incomplete or of another format."""
 
 
-def merge_count(data: bytes, ranks: Mapping[bytes, int]) -> int:
+def merge_count(data: bytes, rank_of: Callable[[bytes], int | None]) -> int:
     """Return how many tokens byte-pair merging leaves of `data`.
 
     Merge the adjacent pair of lowest rank, the leftmost among equals, until no pair has a
     rank; then count the parts that have a rank (ai-tokenizer drops those that do not).
+    `rank_of` gives the rank of a byte run, or None.
     """
-    starts = list(range(len(data) + 1))
+    size = len(data)
+    following = list(range(1, size + 1))  # following[start] = where the next part starts
+    preceding = list(range(-1, size - 1))
+    alive = [True] * size
+    candidates: list[tuple[int, int, int]] = []  # (rank, start, end) of a pair of parts
 
-    def pair_rank(i: int) -> int | None:
-        if i + 2 >= len(starts):
-            return None
-        return ranks.get(data[starts[i] : starts[i + 2]])
+    def offer(start: int) -> None:
+        middle = following[start]
+        if middle < size:
+            rank = rank_of(data[start : following[middle]])
+            if rank is not None:
+                heapq.heappush(candidates, (rank, start, following[middle]))
 
-    pair_ranks = [pair_rank(i) for i in range(len(starts) - 2)]
-    while True:
-        best = None
-        for i, rank in enumerate(pair_ranks):
-            if rank is not None and (best is None or rank < pair_ranks[best]):
-                best = i
-        if best is None:
-            break
-        del starts[best + 1]
-        del pair_ranks[best]
-        if best < len(pair_ranks):
-            pair_ranks[best] = pair_rank(best)
-        if best > 0:
-            pair_ranks[best - 1] = pair_rank(best - 1)
-    return sum(data[starts[i] : starts[i + 1]] in ranks for i in range(len(starts) - 1))
+    for start in range(size - 1):
+        offer(start)
+    while candidates:
+        _, start, end = heapq.heappop(candidates)
+        middle = following[start] if alive[start] else size
+        if middle >= size or following[middle] != end:
+            continue  # one of the two parts has merged since this pair was offered
+        alive[middle] = False
+        following[start] = end
+        if end < size:
+            preceding[end] = start
+        offer(start)
+        if preceding[start] >= 0:
+            offer(preceding[start])
+    starts = [start for start in range(size) if alive[start]]
+    return sum(rank_of(data[start : following[start]]) is not None for start in starts)
 
 
 def utf16_length(text: str) -> int:
@@ -85,7 +99,10 @@ def _as_javascript_string(text: str) -> str:
 
 def _javascript_utf8(text: str) -> bytes:
     """Return the UTF-8 bytes JavaScript's TextEncoder makes: lone surrogates become U+FFFD."""
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode()
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode()
 
 
 def read_ranks(path: Path) -> dict[bytes, int]:
@@ -99,13 +116,7 @@ def read_ranks(path: Path) -> dict[bytes, int]:
 
 
 class ClaudeEncoding:
-    """ai-tokenizer's `claude` encoding, loaded from the files of one export.
-
-    Most texts are counted by tiktoken in one call, with the exported pattern in the syntax
-    of its regex engine. A text where one of the details above may apply (it contains an
-    inherited name, a token reached only by merging, or a surrogate) is split here, with
-    Python's `re`, and counted piece by piece.
-    """
+    """ai-tokenizer's `claude` encoding, loaded from the files of one export."""
 
     def __init__(self, directory: Path):
         """Load the export in `directory`; raise EncodingFilesMissing if it is not usable."""
@@ -122,13 +133,17 @@ class ClaudeEncoding:
         self.package_version: str = meta["package_version"]
         self._ranks = ranks
         self._bpe_only = {base64.b64decode(token) for token in meta["bpe_only_tokens"]}
-        self._direct = frozenset(_strings(ranks, self._bpe_only)) | set(meta["inherited_names"])
+        self._inherited = frozenset(meta["inherited_names"])
+        self._strings = dict(_string_ranks(ranks, self._bpe_only))
+        self._direct = self._strings.keys() | self._inherited
         self._split = re.compile(meta["pattern"]).findall
-        # Texts that may hold a piece the direct lookup treats unlike tiktoken: one that
-        # spells an inherited name or a token reached only by merging. A name the pattern
+        # A text holding none of these is counted by tiktoken alone. A name the pattern
         # splits (`__proto__`) is never one piece, so it can matter only as a whole text.
-        candidates = [*meta["inherited_names"], *(t.decode("utf-8") for t in self._bpe_only)]
-        self._markers = tuple(name for name in candidates if self._split(name) == [name])
+        self._markers = (
+            *(name for name in sorted(self._inherited) if self._split(name) == [name]),
+            _BYTE_ORDER_MARK,
+            *(token.decode() for token in self._bpe_only),
+        )
         self._tiktoken = tiktoken.Encoding(
             name="memadmin-claude",
             pat_str=rust_pattern(meta["pattern"]),
@@ -161,22 +176,39 @@ class ClaudeEncoding:
     def _count_piece(self, piece: str) -> int:
         if piece in self._direct:
             return 1
-        try:
-            data = piece.encode("utf-8")
-        except UnicodeEncodeError:
-            return merge_count(_javascript_utf8(piece), self._ranks)
-        if data in self._bpe_only:
-            return merge_count(data, self._ranks)
-        # A piece split again by the same pattern stays whole, so this merges it alone.
+        data = _javascript_utf8(piece)
+        if _BYTE_ORDER_MARK in piece or data in self._bpe_only or _SURROGATE.search(piece):
+            return merge_count(data, self._javascript_rank)
+        # Split again by the same pattern a piece stays whole, so tiktoken merges it alone;
+        # without a byte order mark its byte lookups agree with ai-tokenizer's.
         return len(self._tiktoken.encode_ordinary(piece))
 
+    def _javascript_rank(self, data: bytes) -> int | None:
+        """Return the rank ai-tokenizer's merge step finds for a byte run, or None."""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return self._binary_ranks.get(data)
+        key = text.removeprefix(_BYTE_ORDER_MARK)  # what a default TextDecoder returns
+        if key in self._strings:
+            return self._strings[key]
+        if key in self._inherited:
+            return None  # found, but not a number: never merged
+        return self._binary_ranks.get(data)
 
-def _strings(ranks: Mapping[bytes, int], excluded: set[bytes]) -> Iterator[str]:
-    """Yield the tokens that are valid UTF-8 and not in `excluded`, as strings."""
-    for token in ranks:
+    @functools.cached_property
+    def _binary_ranks(self) -> dict[bytes, int]:
+        """Return the ranks of the tokens not in the string table."""
+        strings = {text.encode() for text in self._strings}
+        return {token: rank for token, rank in self._ranks.items() if token not in strings}
+
+
+def _string_ranks(ranks: Mapping[bytes, int], excluded: set[bytes]) -> Iterator[tuple[str, int]]:
+    """Yield the tokens that are valid UTF-8 and not in `excluded`, as strings, with ranks."""
+    for token, rank in ranks.items():
         if token not in excluded:
             try:
-                yield token.decode("utf-8")
+                yield token.decode("utf-8"), rank
             except UnicodeDecodeError:
                 continue
 
