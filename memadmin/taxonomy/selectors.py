@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
+from memadmin.core.facts import AcceptedFact, FactsReport, parse_facts
 from memadmin.core.packs import CategorySpec, criteria_from_dict
 from memadmin.core.prompts import render_all, surface_hash
 
@@ -113,3 +114,16 @@ def surface_state(project) -> SurfaceState:
     """Return the current surface hash and whether the newest record holds that value."""
     value = current_surface_hash(project)
     return SurfaceState(value=value, recorded=value == last_recorded_hash(project))
+
+
+def facts_check(project, text: str) -> FactsReport:
+    """Return the historian output parsed against the project's writable categories."""
+    return parse_facts(text, category_names(project, writable_only=True))
+
+
+def accepted_by_category(report: FactsReport) -> dict[str, list[AcceptedFact]]:
+    """Return the accepted facts grouped by category, categories in order of first fact."""
+    grouped: dict[str, list[AcceptedFact]] = {}
+    for fact in report.accepted:
+        grouped.setdefault(fact.category, []).append(fact)
+    return grouped

@@ -1,9 +1,36 @@
-from django.urls import path
+from django.urls import path, register_converter
 
-from . import views
+from . import facts_views, prompt_views, views
+
+
+class CategoryNameConverter:
+    """A category name as packs spell it: PROJECT_RULES, OPS_RULES, ..."""
+
+    regex = "[A-Z][A-Z0-9_]{1,39}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(CategoryNameConverter, "category")
 
 app_name = "taxonomy"
 
 urlpatterns = [
     path("", views.index, name="index"),
+    path("<int:project_pk>/prompts/<slug:site>/", prompt_views.prompt_preview, name="prompt"),
+    path("<int:project_pk>/surface/", prompt_views.surface_hash_history, name="surface"),
+    path("<int:project_pk>/facts/", facts_views.facts_checker, name="facts"),
+    path("<int:project_pk>/<category:name>/", views.category_detail, name="category"),
+    path("<int:project_pk>/<category:name>/edit/", views.criteria_edit, name="edit"),
+    path(
+        "<int:project_pk>/<category:name>/field/<slug:field>/",
+        views.field_save,
+        name="field_save",
+    ),
+    path("<int:project_pk>/<category:name>/clear/", views.override_clear, name="clear"),
+    path("<int:project_pk>/<category:name>/keep/", views.override_keep, name="keep"),
 ]

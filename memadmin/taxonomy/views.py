@@ -1,15 +1,206 @@
-"""Pages of the criteria area."""
+"""Pages of the criteria area: the overview and each category's criteria editor.
 
-from django.http import HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+No page here adds, renames or deletes a category: names belong to the pack.
+"""
 
-from memadmin.accounts.roles import role_required
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from memadmin.accounts.roles import has_role, role_required
 from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.memories.models import Project
+
+from .criteria_fields import FIELDS
+from .editor import conflict_fields, editor_context, field_views
+from .forms import CriteriaForm, ProjectPickForm
+from .models import Category
+from .selectors import categories_with_counts, category_by_name, surface_history, surface_state
+from .services import (
+    StaleCriteria,
+    criteria_override_clear,
+    criteria_override_keep,
+    criteria_override_save,
+)
+
+PAGE = "taxonomy/category.html"
+EDITOR = PAGE + "#editor-section"
+
+
+def project_or_404(project_pk: int) -> Project:
+    """Return the project, which must run a pack, or raise Http404."""
+    project = get_object_or_404(Project.objects.select_related("pack"), pk=project_pk)
+    if project.pack_id is None:
+        raise Http404("This project runs no pack yet.")
+    return project
+
+
+def category_or_404(project_pk: int, name: str) -> Category:
+    """Return the project's category of that name, or raise Http404."""
+    try:
+        return category_by_name(project_or_404(project_pk), name)
+    except Category.DoesNotExist as missing:
+        raise Http404("No such category in this project's pack.") from missing
 
 
 @require_GET
 @role_required("viewer")
 def index(request: HtmxHttpRequest) -> HttpResponse:
-    """Show the criteria overview."""
-    return render(request, "taxonomy/index.html", {})
+    """Show a project's categories with their markers and the prompt-surface hash."""
+    pick = ProjectPickForm(request.GET or None)
+    project = pick.cleaned_data["project"] if pick.is_valid() else None
+    if project is None:
+        project = pick.fields["project"].queryset.select_related("pack").first()
+        pick = ProjectPickForm(initial={"project": project})
+    context = {"pick": pick, "project": project}
+    if project is not None:
+        context |= {
+            "categories": categories_with_counts(project),
+            "surface": surface_state(project),
+            "surface_records": list(surface_history(project)[:5]),
+        }
+    template_name = "taxonomy/index.html"
+    if request.htmx and not request.htmx.history_restore_request:
+        template_name += "#overview-section"
+    return render(request, template_name, context)
+
+
+@require_GET
+@role_required("viewer")
+def category_detail(request: HtmxHttpRequest, project_pk: int, name: str) -> HttpResponse:
+    """Show a category's criteria; `?edit=FIELD` opens one field for editing in place.
+
+    An htmx request for `?edit=FIELD` (or `?field=FIELD`, to cancel) gets that field only.
+    """
+    category = category_or_404(project_pk, name)
+    editing = request.GET.get("edit", "")
+    shown = request.GET.get("field", "")
+    form = None
+    if editing in FIELDS and has_role(request.user, "curator"):
+        form = CriteriaForm(
+            criteria=category.effective_criteria, revision=category.revision, only=editing
+        )
+    if request.htmx and (form is not None or shown in FIELDS):
+        wanted = editing if form is not None else shown
+        field = next(f for f in field_views(category, form=form) if f.name == wanted)
+        context = {"category": category, "project": category.project, "field": field, "form": form}
+        return render(request, PAGE + "#field-section", context)
+    return render(request, PAGE, editor_context(category, form=form))
+
+
+@require_POST
+@role_required("curator")
+def field_save(request: HtmxHttpRequest, project_pk: int, name: str, field: str) -> HttpResponse:
+    """Save one criteria field edited in place; htmx gets the whole editor section back."""
+    if field not in FIELDS:
+        raise Http404("No such criteria field.")
+    category = category_or_404(project_pk, name)
+    form = CriteriaForm(
+        request.POST, criteria=category.effective_criteria, revision=category.revision, only=field
+    )
+    return _save(request, category, form, field=field)
+
+
+@require_http_methods(["GET", "POST"])
+@role_required("curator")
+def criteria_edit(request: HtmxHttpRequest, project_pk: int, name: str) -> HttpResponse:
+    """Edit every field of a category's criteria in one plain form."""
+    category = category_or_404(project_pk, name)
+    form = CriteriaForm(
+        request.POST or None, criteria=category.effective_criteria, revision=category.revision
+    )
+    if request.method == "GET":
+        return render(request, "taxonomy/edit.html", {"category": category, "form": form})
+    return _save(request, category, form, field=None)
+
+
+def _save(request, category: Category, form: CriteriaForm, *, field: str | None) -> HttpResponse:
+    conflict = None
+    if form.is_valid():
+        try:
+            saved = criteria_override_save(
+                category=category,
+                criteria=form.criteria(),
+                actor=request.user,
+                expected_revision=form.cleaned_data["revision"],
+                reason=form.cleaned_data.get("reason", ""),
+            )
+        except StaleCriteria as stale:
+            category = stale.current
+            conflict = conflict_fields(stale.current.effective_criteria, stale.yours)
+            form = _rebound(request, form, category, field)
+            form.add_error(None, stale)
+        except ValidationError as error:
+            form.add_criteria_error(error)
+        else:
+            return _saved(request, saved, "Saved." if saved.revision != category.revision else "")
+    status = 409 if conflict is not None else 400
+    if field is None:
+        context = {"category": category, "form": form, "conflict": conflict}
+        return render(request, "taxonomy/edit.html", context, status=status)
+    context = editor_context(category, form=form, conflict=conflict)
+    if request.htmx:
+        # htmx swaps only 2xx answers; the errors are in the section it swaps in.
+        return render(request, EDITOR, context)
+    return render(request, PAGE, context, status=status)
+
+
+def _rebound(request, form: CriteriaForm, current: Category, field: str | None) -> CriteriaForm:
+    """Return the refused form with the person's text kept and the current revision."""
+    data = request.POST.copy()
+    data["revision"] = str(current.revision)
+    rebound = CriteriaForm(
+        data, criteria=current.effective_criteria, revision=current.revision, only=field
+    )
+    rebound.is_valid()
+    return rebound
+
+
+def _saved(request, category: Category, message: str) -> HttpResponse:
+    if request.htmx:
+        return render(request, EDITOR, editor_context(category, saved=message or "No change."))
+    messages.success(request, message or "Nothing changed.")
+    return redirect(_page_url(category))
+
+
+def _page_url(category: Category) -> str:
+    return reverse("taxonomy:category", args=[category.project_id, category.name])
+
+
+def _revision(request) -> int | None:
+    try:
+        return int(request.POST.get("revision", ""))
+    except ValueError:
+        return None
+
+
+def _apply(request, project_pk: int, name: str, service, done: str) -> HttpResponse:
+    category = category_or_404(project_pk, name)
+    try:
+        updated = service(
+            category=category, actor=request.user, expected_revision=_revision(request)
+        )
+    except StaleCriteria as stale:
+        error = "Someone else changed these criteria meanwhile; nothing was done. Look again."
+        if request.htmx:
+            return render(request, EDITOR, editor_context(stale.current, saved=error))
+        messages.error(request, error)
+        return redirect(_page_url(category))
+    return _saved(request, updated, done if updated.revision != category.revision else "")
+
+
+@require_POST
+@role_required("curator")
+def override_clear(request: HtmxHttpRequest, project_pk: int, name: str) -> HttpResponse:
+    """Clear a category's override so the pack default is in force again."""
+    return _apply(request, project_pk, name, criteria_override_clear, "Override cleared.")
+
+
+@require_POST
+@role_required("curator")
+def override_keep(request: HtmxHttpRequest, project_pk: int, name: str) -> HttpResponse:
+    """Keep an override whose pack default moved, lowering the flag."""
+    return _apply(request, project_pk, name, criteria_override_keep, "Override kept.")

@@ -1,0 +1,43 @@
+"""The historian-output checker: every line accounted for, accepted facts written on request."""
+
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_http_methods
+
+from memadmin.accounts.roles import has_role, role_required
+from memadmin.htmx_request import HtmxHttpRequest
+
+from .facts_services import facts_write
+from .forms import FactsCheckForm
+from .selectors import accepted_by_category, category_names, facts_check
+from .views import project_or_404
+
+
+@require_http_methods(["GET", "POST"])
+@role_required("viewer")
+def facts_checker(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
+    """Check pasted historian output; an editor may then write the accepted facts.
+
+    Checking writes nothing, so viewers may check. Writing re-parses the same text on the
+    server: what is written is exactly what the report lists.
+    """
+    project = project_or_404(project_pk)
+    form = FactsCheckForm(request.POST or None)
+    context = {
+        "project": project,
+        "form": form,
+        "allowed": category_names(project, writable_only=True),
+    }
+    if request.method == "POST" and form.is_valid():
+        report = facts_check(project, form.cleaned_data["text"])
+        context |= {"report": report, "grouped": accepted_by_category(report)}
+        if request.POST.get("action") == "write":
+            if not has_role(request.user, "editor"):
+                raise PermissionDenied("Writing memories needs the editor role.")
+            context["written"] = facts_write(project=project, report=report, actor=request.user)
+    template_name = "taxonomy/facts.html"
+    if request.htmx and not request.htmx.history_restore_request:
+        template_name += "#report-section"
+    status = 400 if form.errors else 200
+    return render(request, template_name, context, status=status)

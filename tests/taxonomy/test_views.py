@@ -1,0 +1,432 @@
+"""Criteria pages: the overview, the editor with and without htmx, roles, bad input."""
+
+import pytest
+from django.urls import reverse
+
+from memadmin.core.packs import DEFINITION_MAX
+from memadmin.memories.services import memory_create
+from memadmin.taxonomy.models import Category
+from memadmin.taxonomy.selectors import category_by_name, current_surface_hash
+from memadmin.taxonomy.services import criteria_override_save
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def page_url(project, name="OPS_RULES"):
+    return reverse("taxonomy:category", args=[project.pk, name])
+
+
+def field_url(project, field, name="OPS_RULES"):
+    return reverse("taxonomy:field_save", args=[project.pk, name, field])
+
+
+def field_post(category, field, value, revision=None):
+    """Return the post of one in-place field form holding `value`."""
+    data = {"revision": revision or category.revision}
+    if isinstance(value, list):
+        data |= {f"{field}-{i}": item for i, item in enumerate(value)}
+    else:
+        data[field] = value
+    return data
+
+
+def full_post(category, **changes):
+    """Return the post of the full criteria form: the effective criteria with changes."""
+    criteria = {**category.effective_criteria, **changes}
+    data = {
+        "revision": category.revision,
+        "test_question": criteria["test_question"],
+        "definition": criteria["definition"],
+        "hard_stop": criteria.get("hard_stop", ""),
+        "reason": "",
+    }
+    for name in ("positive_examples", "exclusions"):
+        data |= {f"{name}-{i}": item for i, item in enumerate(criteria[name])}
+    for i, item in enumerate(criteria["negative_examples"]):
+        data[f"negative_examples-{i}-example"] = item["example"]
+        data[f"negative_examples-{i}-reason"] = item["reason"]
+    return data
+
+
+# --- the overview
+
+
+def test_overview_lists_the_categories_with_markers_and_the_hash(project, client_as):
+    """The overview shows every category, the overridden and moved markers, and the hash."""
+    criteria_override_save(
+        category=category_by_name(project, "RESEARCH"),
+        criteria={**category_by_name(project, "RESEARCH").effective_criteria, "hard_stop": "X."},
+        actor="system",
+    )
+    Category.objects.filter(project=project, name="RESEARCH").update(default_moved=True)
+    memory_create(project=project, category="OPS_RULES", content="Rule.", actor="agent")
+    response = client_as("viewer").get(reverse("taxonomy:index"), {"project": project.pk})
+    page = response.content.decode()
+    assert response.status_code == 200
+    for name in ("OPS_RULES", "ENV_STATE", "CONFIG_VALUES", "INCIDENTS", "RESEARCH"):
+        assert page_url(project, name) in page
+    assert page.count('class="badge overridden"') == 1
+    assert "default moved" in page
+    assert current_surface_hash(project)[:12] in page
+    assert "Edit" not in page  # no screen adds, renames or deletes names; viewers edit nothing
+
+
+def test_overview_defaults_to_the_first_project_and_swaps_its_section(
+    project, mc_project, client_as
+):
+    """Without a choice the first project is shown; htmx gets the overview section only."""
+    client = client_as("viewer")
+    response = client.get(reverse("taxonomy:index"))
+    assert "magic-context" in response.content.decode() or "ops-six" in response.content.decode()
+    fragment = client.get(reverse("taxonomy:index"), {"project": mc_project.pk}, **HTMX)
+    text = fragment.content.decode()
+    assert text.lstrip().startswith('<div id="overview-section">')
+    assert "PROJECT_RULES" in text
+    assert "legacy → PROJECT_RULES" in text
+
+
+# --- the category page
+
+
+def test_category_page_shows_criteria_hash_and_historian_preview(project, client_as):
+    """A viewer sees the criteria in force, the surface hash and the historian text, no edits."""
+    category = category_by_name(project, "OPS_RULES")
+    response = client_as("viewer").get(page_url(project))
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert category.effective_criteria["test_question"] in page
+    assert 'id="historian-preview"' in page
+    assert current_surface_hash(project)[:12] in page
+    assert "edit-field" not in page
+    assert "Clear override" not in page
+
+
+def test_curator_sees_an_edit_link_per_field_that_works_without_javascript(project, client_as):
+    """Each field has an Edit link with a real href that opens that field's form."""
+    client = client_as("curator")
+    page = client.get(page_url(project)).content.decode()
+    assert page.count('class="button secondary edit-field"') == 6
+    opened = client.get(page_url(project), {"edit": "definition"}).content.decode()
+    assert f'action="{field_url(project, "definition")}"' in opened
+    assert 'name="revision"' in opened
+
+
+def test_htmx_edit_link_gets_only_the_field_form(project, client_as):
+    """With htmx the Edit link swaps in just the field's form; Cancel swaps the text back."""
+    client = client_as("curator")
+    form = client.get(page_url(project), {"edit": "exclusions"}, **HTMX).content.decode()
+    assert form.lstrip().startswith('<section class="criteria-field')
+    assert 'name="exclusions-0"' in form
+    assert "historian-preview" not in form
+    shown = client.get(page_url(project), {"field": "exclusions"}, **HTMX).content.decode()
+    assert "<form" not in shown
+
+
+def test_in_place_save_with_htmx_returns_the_editor_with_new_preview_and_hash(project, client_as):
+    """Saving one field returns the editor section: new text, new preview, new hash."""
+    category = category_by_name(project, "OPS_RULES")
+    before = current_surface_hash(project)
+    response = client_as("curator").post(
+        field_url(project, "definition"),
+        field_post(category, "definition", "Only standing operating rules."),
+        **HTMX,
+    )
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert body.lstrip().startswith('<div id="editor-section"')
+    after = current_surface_hash(project)
+    assert after != before
+    assert after[:12] in body
+    assert body.count("Only standing operating rules.") >= 2  # the field and the preview
+    assert "Overridden" in body
+    assert "<del>" in body and "<ins>" in body  # the difference from the pack default
+
+
+def test_plain_save_redirects_to_the_page(project, client_as):
+    """Without htmx a save redirects back to the category page."""
+    category = category_by_name(project, "OPS_RULES")
+    response = client_as("curator").post(
+        field_url(project, "test_question"),
+        field_post(category, "test_question", "Is it a standing rule?"),
+    )
+    assert response.status_code == 302
+    assert response["Location"] == page_url(project)
+    assert category_by_name(project, "OPS_RULES").effective_criteria["test_question"] == (
+        "Is it a standing rule?"
+    )
+
+
+def test_list_field_boxes_add_and_remove_items(project, client_as):
+    """Emptied boxes remove items; filled extra boxes add them."""
+    category = category_by_name(project, "OPS_RULES")
+    client_as("curator").post(
+        field_url(project, "positive_examples"),
+        field_post(category, "positive_examples", ["First.", "", "Third."]),
+    )
+    stored = category_by_name(project, "OPS_RULES").effective_criteria
+    assert stored["positive_examples"] == ["First.", "Third."]
+
+
+def test_negative_examples_need_a_reason(project, client_as):
+    """A negative example without its reason is refused beside the box."""
+    category = category_by_name(project, "OPS_RULES")
+    data = {
+        "revision": category.revision,
+        "negative_examples-0-example": "Deployed once.",
+        "negative_examples-0-reason": "",
+    }
+    response = client_as("curator").post(field_url(project, "negative_examples"), data)
+    assert response.status_code == 400
+    assert "Say why this does not belong here." in response.content.decode()
+    assert not category_by_name(project, "OPS_RULES").is_overridden
+
+
+def test_full_form_saves_every_field_with_a_reason(project, client_as):
+    """The plain form edits all fields at once and keeps the reason."""
+    category = category_by_name(project, "ENV_STATE")
+    data = full_post(category, definition="The machines as they are.", hard_stop="No secrets.")
+    data["reason"] = "Tighter wording"
+    response = client_as("curator").post(
+        reverse("taxonomy:edit", args=[project.pk, "ENV_STATE"]), data
+    )
+    assert response.status_code == 302
+    stored = category_by_name(project, "ENV_STATE")
+    assert stored.effective_criteria["definition"] == "The machines as they are."
+    assert stored.effective_criteria["hard_stop"] == "No secrets."
+    assert (
+        stored.effective_criteria["positive_examples"]
+        == (category.default_criteria["positive_examples"])
+    )
+
+
+def test_a_save_that_changes_nothing_keeps_the_hash(project, client_as):
+    """Submitting the form unchanged changes neither the criteria nor the hash."""
+    category = category_by_name(project, "ENV_STATE")
+    before = current_surface_hash(project)
+    response = client_as("curator").post(
+        reverse("taxonomy:edit", args=[project.pk, "ENV_STATE"]), full_post(category)
+    )
+    assert response.status_code == 302
+    stored = category_by_name(project, "ENV_STATE")
+    assert (stored.revision, stored.is_overridden) == (category.revision, False)
+    assert current_surface_hash(project) == before
+
+
+def test_concurrent_edit_is_refused_with_both_texts_side_by_side(project, client_as):
+    """The second of two edits from one revision is refused; both texts are on the page."""
+    category = category_by_name(project, "INCIDENTS")
+    old_revision = category.revision
+    client = client_as("curator")
+    client.post(
+        field_url(project, "definition", "INCIDENTS"),
+        field_post(category, "definition", "Alice's definition."),
+    )
+    response = client.post(
+        field_url(project, "definition", "INCIDENTS"),
+        field_post(category, "definition", "Bob's definition.", revision=old_revision),
+    )
+    page = response.content.decode()
+    assert response.status_code == 409
+    assert "Someone else saved these criteria" in page
+    assert "Their version (in force)" in page and "Your version" in page
+    assert "Alice&#x27;s definition." in page
+    assert "Bob&#x27;s definition." in page  # in the comparison and still in the box
+    assert f'name="revision" value="{old_revision + 1}"' in page
+    stored = category_by_name(project, "INCIDENTS")
+    assert stored.effective_criteria["definition"] == "Alice's definition."
+
+
+def test_concurrent_edit_in_the_full_form_is_refused_too(project, client_as):
+    """The plain form refuses a stale save the same way."""
+    category = category_by_name(project, "INCIDENTS")
+    client = client_as("curator")
+    url = reverse("taxonomy:edit", args=[project.pk, "INCIDENTS"])
+    client.post(url, full_post(category, definition="First."))
+    response = client.post(url, full_post(category, definition="Second."))
+    assert response.status_code == 409
+    assert "Their version (in force)" in response.content.decode()
+    assert category_by_name(project, "INCIDENTS").effective_criteria["definition"] == "First."
+
+
+def test_clear_override_restores_the_pack_text(project, client_as):
+    """Clear override returns the category to its pack default."""
+    category = category_by_name(project, "RESEARCH")
+    client = client_as("curator")
+    client.post(
+        field_url(project, "definition", "RESEARCH"),
+        field_post(category, "definition", "Ours."),
+    )
+    changed = category_by_name(project, "RESEARCH")
+    response = client.post(
+        reverse("taxonomy:clear", args=[project.pk, "RESEARCH"]),
+        {"revision": changed.revision},
+        **HTMX,
+    )
+    assert response.status_code == 200
+    assert category.default_criteria["definition"] in response.content.decode()
+    assert not category_by_name(project, "RESEARCH").is_overridden
+
+
+def test_a_moved_default_shows_three_texts_and_can_be_kept(project, client_as):
+    """A flagged override shows old default, new default and override; Keep lowers the flag."""
+    category = category_by_name(project, "RESEARCH")
+    criteria_override_save(
+        category=category,
+        criteria={**category.effective_criteria, "definition": "Our definition."},
+        actor="system",
+    )
+    old_default = category.default_criteria
+    new_default = {**old_default, "definition": "The pack's new definition."}
+    Category.objects.filter(pk=category.pk).update(
+        default_moved=True, previous_default=old_default, default_criteria=new_default
+    )
+    client = client_as("curator")
+    page = client.get(page_url(project, "RESEARCH")).content.decode()
+    assert "The pack default moved underneath this override." in page
+    for heading in ("Old default", "New default", "Override"):
+        assert f'<th scope="col">{heading}</th>' in page
+    assert "The pack&#x27;s new definition." in page
+    stored = category_by_name(project, "RESEARCH")
+    client.post(
+        reverse("taxonomy:keep", args=[project.pk, "RESEARCH"]), {"revision": stored.revision}
+    )
+    kept = category_by_name(project, "RESEARCH")
+    assert not kept.default_moved
+    assert kept.effective_criteria["definition"] == "Our definition."
+
+
+# --- bad input
+
+
+def test_markup_in_criteria_is_shown_as_text(project, client_as):
+    """HTML or script in a criteria field is escaped on every page that shows it."""
+    category = category_by_name(project, "OPS_RULES")
+    client = client_as("curator")
+    client.post(
+        field_url(project, "definition"),
+        field_post(category, "definition", '<script>alert("x")</script><b>bold</b>'),
+    )
+    for url in (
+        page_url(project),
+        reverse("taxonomy:prompt", args=[project.pk, "historian"]),
+        reverse("taxonomy:index") + f"?project={project.pk}",
+        reverse("taxonomy:surface", args=[project.pk]),
+    ):
+        page = client.get(url).content.decode()
+        assert '<script>alert("x")' not in page
+        assert "<b>bold</b>" not in page
+    page = client.get(page_url(project)).content.decode()
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;b&gt;bold&lt;/b&gt;" in page
+
+
+def test_an_empty_definition_is_refused(project, client_as):
+    """The definition may not be emptied."""
+    category = category_by_name(project, "OPS_RULES")
+    response = client_as("curator").post(
+        field_url(project, "definition"), field_post(category, "definition", "   ")
+    )
+    assert response.status_code == 400
+    assert "Definition is required; it cannot be empty." in response.content.decode()
+    assert not category_by_name(project, "OPS_RULES").is_overridden
+
+
+def test_an_empty_definition_is_refused_in_place_with_htmx(project, client_as):
+    """With htmx the refusal comes back inside the editor section, the field still open."""
+    category = category_by_name(project, "OPS_RULES")
+    response = client_as("curator").post(
+        field_url(project, "definition"), field_post(category, "definition", ""), **HTMX
+    )
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "Definition is required" in body
+    assert f'action="{field_url(project, "definition")}"' in body
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("definition", "x" * (DEFINITION_MAX + 1), f"at most {DEFINITION_MAX} characters"),
+        ("test_question", "q" * 301, "at most 300 characters (this has 301)"),
+        ("exclusions", ["e" * 501], "at most 500 characters"),
+        ("positive_examples", [f"Fact {i}." for i in range(21)], "at most 20 items (this has 21)"),
+    ],
+)
+def test_over_long_fields_get_a_limit_message(project, client_as, field, value, message):
+    """Too long a text, or too many items, is refused with the limit named."""
+    category = category_by_name(project, "OPS_RULES")
+    response = client_as("curator").post(
+        field_url(project, field), field_post(category, field, value)
+    )
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert not category_by_name(project, "OPS_RULES").is_overridden
+
+
+def test_an_unknown_category_or_field_is_not_found(project, client_as):
+    """Only the pack's names and the criteria fields have pages."""
+    client = client_as("curator")
+    assert client.get(page_url(project, "NOT_IN_PACK")).status_code == 404
+    assert client.post(field_url(project, "name"), {"revision": 1}).status_code == 404
+
+
+# --- roles
+
+
+@pytest.mark.parametrize("role", ["viewer", "editor"])
+def test_only_curators_edit_criteria(project, client_as, role):
+    """Viewers and editors read criteria but cannot change them."""
+    category = category_by_name(project, "OPS_RULES")
+    client = client_as(role)
+    assert client.get(page_url(project)).status_code == 200
+    denied = [
+        client.post(field_url(project, "definition"), field_post(category, "definition", "X.")),
+        client.get(reverse("taxonomy:edit", args=[project.pk, "OPS_RULES"])),
+        client.post(reverse("taxonomy:clear", args=[project.pk, "OPS_RULES"]), {"revision": 1}),
+        client.post(reverse("taxonomy:keep", args=[project.pk, "OPS_RULES"]), {"revision": 1}),
+    ]
+    assert [r.status_code for r in denied] == [403, 403, 403, 403]
+    assert not category_by_name(project, "OPS_RULES").is_overridden
+
+
+def test_no_role_reads_nothing(project, client, django_user_model):
+    """Someone signed in without a role gets no criteria page."""
+    client.force_login(django_user_model.objects.create_user("nobody", password="x"))
+    assert client.get(page_url(project)).status_code == 403
+
+
+# --- prompt previews and the surface history
+
+
+@pytest.mark.parametrize(
+    ("site", "expected"),
+    [("historian", "## Output contract"), ("curate", "## Categories, in priority order"),
+     ("tool", "category: one of OPS_RULES")],
+)  # fmt: skip
+def test_prompt_previews_show_each_text_with_a_copy_button(project, client_as, site, expected):
+    """Each preview shows its assembled text and a copy button."""
+    response = client_as("viewer").get(reverse("taxonomy:prompt", args=[project.pk, site]))
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert expected in page
+    assert 'data-copy="prompt-text"' in page
+    assert "memadmin/copy.js" in page
+
+
+def test_an_unknown_prompt_site_is_not_found(project, client_as):
+    """Only the three sites have previews."""
+    response = client_as("viewer").get(reverse("taxonomy:prompt", args=[project.pk, "other"]))
+    assert response.status_code == 404
+
+
+def test_surface_history_lists_value_change_who_and_when(project, client_as):
+    """The history page lists each value with its change and its actor."""
+    category = category_by_name(project, "OPS_RULES")
+    client = client_as("curator")
+    client.post(field_url(project, "hard_stop"), field_post(category, "hard_stop", "Never."))
+    page = client.get(reverse("taxonomy:surface", args=[project.pk])).content.decode()
+    assert "OPS_RULES: criteria edited (hard stop)" in page
+    assert "pack ops-six 1.0.0 installed" in page
+    assert "curator" in page and "system" in page
+    assert current_surface_hash(project)[:12] in page
