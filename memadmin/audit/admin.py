@@ -1,0 +1,14 @@
+"""The audit trail in Django's admin: read only, as a record of what happened must be."""
+
+from django.contrib import admin
+
+from .models import AuditEvent
+from .service_admin import ReadOnlyAdmin
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "actor_label", "action", "object_type", "object_repr", "project")
+    list_filter = ("action", "actor_kind", "project")
+    search_fields = ("actor_label", "object_repr", "reason")
+    date_hierarchy = "created_at"

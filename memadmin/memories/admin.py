@@ -1,0 +1,85 @@
+"""Projects and memories in Django's admin, written through the memory services."""
+
+from django import forms
+from django.contrib import admin
+
+from memadmin.audit.service_admin import ServiceAdmin
+
+from .models import Memory, Project
+from .services import (
+    EDITABLE_FIELDS,
+    memory_create,
+    memory_update,
+    project_create,
+    project_set_budget,
+)
+
+
+class ProjectForm(forms.ModelForm):
+    class Meta:
+        model = Project
+        fields = ("identity", "name", "injection_budget")
+
+
+@admin.register(Project)
+class ProjectAdmin(ServiceAdmin):
+    form = ProjectForm
+    list_display = ("name", "identity", "pack", "injection_budget")
+    search_fields = ("name", "identity")
+
+    def get_readonly_fields(self, request, obj=None):
+        # Only the budget has a service once the project exists; the pack changes by upgrade.
+        return ("identity", "name", "pack") if obj is not None else ()
+
+    def service_save(self, request, instance, data, change):
+        if instance is None:
+            return project_create(
+                identity=data["identity"],
+                name=data["name"],
+                budget=data["injection_budget"],
+                actor=request.user,
+            )
+        return project_set_budget(
+            project=instance, budget=data["injection_budget"], actor=request.user
+        )
+
+
+class MemoryForm(forms.ModelForm):
+    reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
+
+    class Meta:
+        model = Memory
+        fields = ("project", *EDITABLE_FIELDS)
+
+
+@admin.register(Memory)
+class MemoryAdmin(ServiceAdmin):
+    form = MemoryForm
+    list_display = ("id", "project", "category", "short_content", "status", "importance")
+    list_filter = ("status", "project", "category")
+    search_fields = ("content",)
+    list_select_related = ("project",)
+
+    @admin.display(description="content")
+    def short_content(self, memory: Memory) -> str:
+        return memory.content if len(memory.content) <= 80 else memory.content[:79] + "…"
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is None:
+            return ()
+        # Everything but the editable fields is written by syncs, merges and the agents.
+        editable = {"reason", *EDITABLE_FIELDS}
+        return ("project", *(f.name for f in Memory._meta.fields if f.name not in editable))
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ("project", *EDITABLE_FIELDS, "reason")
+        return (*EDITABLE_FIELDS, "reason", *self.get_readonly_fields(request, obj))
+
+    def service_save(self, request, instance, data, change):
+        fields = {name: data[name] for name in EDITABLE_FIELDS if name in data}
+        if instance is None:
+            return memory_create(
+                project=data["project"], actor=request.user, reason=data["reason"], **fields
+            )
+        return memory_update(memory=instance, actor=request.user, reason=data["reason"], **fields)
