@@ -1,0 +1,81 @@
+"""`manage.py sync_context_db PATH [--project P]`: bring a magic-context store's memories in."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from memadmin.interop.progress import ProgressBar
+from memadmin.interop.sync_services import DEFAULT_PACK, SyncRefused, context_db_sync
+
+PROBLEMS_SHOWN = 50
+
+
+class Command(BaseCommand):
+    help = (
+        "Sync memories and sessions from a magic-context store (context.db), read-only: the "
+        "file is never written. Safe to re-run; refused with every problem listed, and "
+        "nothing imported, when a row cannot be imported as it is."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", help="the context.db file")
+        parser.add_argument(
+            "--project", default="", help="sync only this project identity (git:... or dir:...)"
+        )
+        parser.add_argument(
+            "--pack",
+            default=DEFAULT_PACK,
+            help=f"pack installed in projects first seen in the store (default {DEFAULT_PACK})",
+        )
+        parser.add_argument(
+            "--no-pack", action="store_true", help="install no pack in new projects"
+        )
+        parser.add_argument("--no-progress", action="store_true", help="print no progress bar")
+
+    def handle(self, *args, **options):
+        bar = None if options["no_progress"] else ProgressBar(self.stderr)
+        try:
+            run = context_db_sync(
+                path=options["path"],
+                project=options["project"],
+                pack=None if options["no_pack"] else options["pack"],
+                progress=bar,
+            )
+        except SyncRefused as refused:
+            if bar is not None:
+                bar.close()
+            lines = refused.messages
+            for line in lines[:PROBLEMS_SHOWN]:
+                self.stderr.write(f"  {line}")
+            if len(lines) > PROBLEMS_SHOWN:
+                self.stderr.write(f"  ... and {len(lines) - PROBLEMS_SHOWN} more")
+            raise CommandError(
+                f"sync refused, nothing imported: {len(lines)} problem(s)"
+            ) from refused
+        if bar is not None:
+            bar.close()
+        self.stdout.write(summary_text(run))
+        for warning in run.warnings[:PROBLEMS_SHOWN]:
+            row = "" if warning["row"] is None else f" row {warning['row']}"
+            self.stdout.write(
+                f"  warning: {warning['table']}{row}, column {warning['column']}: "
+                f"{warning['problem']}"
+            )
+
+
+def summary_text(run) -> str:
+    """Return the summary lines of a finished sync run."""
+    lines = [
+        f"synced {run.path} in {run.duration_ms / 1000:.1f} s: "
+        f"{run.new} new, {run.changed} changed, {run.unchanged} unchanged, "
+        f"{run.gone} gone, {run.flagged} flagged; {run.sessions} session(s)"
+    ]
+    for identity in run.projects_created:
+        lines.append(f"  new project {identity}")
+    for identity, counts in run.by_project.items():
+        lines.append(
+            f"  {identity}: {counts['new']} new, {counts['changed']} changed, "
+            f"{counts['unchanged']} unchanged, {counts['gone']} gone, {counts['flagged']} flagged"
+        )
+    for identity, categories in run.flagged_categories.items():
+        listed = ", ".join(f"{name} ({count})" for name, count in categories.items())
+        lines.append(f"  flagged in {identity}: categories outside the pack: {listed}")
+    return "\n".join(lines)
