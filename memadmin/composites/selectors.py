@@ -1,5 +1,6 @@
 """Read composites and reference sets, each in a fixed number of queries."""
 
+from django.core.exceptions import ValidationError
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from memadmin.core.hashing import content_digest
@@ -146,3 +147,29 @@ def reference_set_export(reference_set: ReferenceSet) -> dict:
         "memory": {"prefetch_ids": reference_set.prefetch_ids, "mode": "frozen"},
         "snapshot_ref": reference_set.ref,
     }
+
+
+def memories_by_display_ids(project, display_ids: list[int]) -> list[Memory]:
+    """Return the project's memories with these display ids, in the order given.
+
+    A display id is the upstream id of a synced memory, else ours. An id that names no
+    memory, or two, is refused with a message naming it.
+    """
+    found = Memory.objects.filter(project=project).filter(
+        Q(upstream_id__in=display_ids) | Q(upstream_id__isnull=True, pk__in=display_ids)
+    )
+    by_display: dict[int, list[Memory]] = {}
+    for memory in found:
+        by_display.setdefault(memory.display_id, []).append(memory)
+    result = []
+    for display_id in display_ids:
+        matches = by_display.get(display_id, [])
+        if not matches:
+            raise ValidationError(f"No memory #{display_id} in {project.name}.")
+        if len(matches) > 1:
+            raise ValidationError(
+                f"#{display_id} names two memories in {project.name} (an upstream id and a "
+                "local one); add it from its memory page instead."
+            )
+        result.append(matches[0])
+    return result

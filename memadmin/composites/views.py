@@ -1,15 +1,136 @@
-"""Pages of the composites area."""
+"""Pages of the composites area: the list with thumbnails, a composite's page, create, delete."""
 
-from django.http import HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memadmin.accounts.roles import role_required
 from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.memories.models import Memory
+
+from . import selectors
+from .forms import (
+    CompositeCreateForm,
+    CompositeFilterForm,
+    CursorForm,
+    FreezeForm,
+    MemberAddForm,
+    TypeForm,
+    add_service_error,
+)
+from .models import Composite
+from .pictures import composite_picture
+from .services import composite_create, composite_delete
+
+PAGE_SIZE = 24
 
 
 @require_GET
 @role_required("viewer")
-def index(request: HtmxHttpRequest) -> HttpResponse:
-    """Show the composites overview."""
-    return render(request, "composites/index.html", {})
+def composite_list(request: HtmxHttpRequest) -> HttpResponse:
+    """List composites with a thumbnail each, filtered by project, type, head category, size."""
+    form = CompositeFilterForm(request.GET or None, head_categories=selectors.head_categories())
+    filters = form.cleaned_data if form.is_valid() else {}
+    composites = selectors.composite_list(
+        project=filters.get("project"),
+        type=filters.get("type", ""),
+        head_category=filters.get("head_category", ""),
+        size=filters.get("size", ""),
+    )
+    page = Paginator(composites, PAGE_SIZE).get_page(request.GET.get("page"))
+    cards = [(composite, composite_picture(composite, size="thumb")) for composite in page]
+    query = request.GET.copy()
+    query.pop("page", None)
+    template_name = "composites/list.html"
+    if request.htmx and not request.htmx.history_restore_request:
+        template_name += "#list-section"
+    return render(
+        request,
+        template_name,
+        {"form": form, "page": page, "cards": cards, "query": query.urlencode()},
+    )
+
+
+def composite_context(composite: Composite, **extra) -> dict:
+    """Return what the composite page and its htmx section need."""
+    rows = list(composite.members.all())
+    return {
+        "composite": composite,
+        "rows": rows,
+        "cursor_row": rows[composite.cursor]
+        if composite.type == Composite.Type.SEQUENCE and 0 <= composite.cursor < len(rows)
+        else None,
+        "picture": composite_picture(composite),
+        "head_archived": composite.head.status == Memory.Status.ARCHIVED,
+        "add_form": MemberAddForm(),
+        "type_form": TypeForm(initial={"type": composite.type}),
+        "cursor_form": CursorForm(),
+        "freeze_form": FreezeForm(),
+        "reference_sets": selectors.reference_sets_of(composite),
+        "types": Composite.Type.choices,
+        **extra,
+    }
+
+
+def load_composite(pk: int) -> Composite:
+    """Return the composite with everything its page shows, or raise Http404."""
+    try:
+        return selectors.composite_detail(pk)
+    except Composite.DoesNotExist as missing:
+        raise Http404("No such composite.") from missing
+
+
+@require_GET
+@role_required("viewer")
+def composite_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Show one composite: its picture, members in order, cursor and snapshots."""
+    composite = load_composite(pk)
+    template_name = "composites/detail.html"
+    if request.htmx and not request.htmx.history_restore_request:
+        template_name += "#composite-section"
+    return render(request, template_name, composite_context(composite))
+
+
+@require_http_methods(["GET", "POST"])
+@role_required("editor")
+def composite_new(request: HtmxHttpRequest) -> HttpResponse:
+    """Create a composite headed by the memory named in `?head=`."""
+    head = get_object_or_404(
+        Memory.objects.select_related("project"), pk=request.GET.get("head") or 0
+    )
+    form = CompositeCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            members = selectors.memories_by_display_ids(head.project, form.cleaned_data["members"])
+            composite = composite_create(
+                head=head,
+                type=form.cleaned_data["type"],
+                title=form.cleaned_data["title"],
+                members=members,
+                actor=request.user,
+                reason=form.cleaned_data["reason"],
+            )
+        except ValidationError as error:
+            add_service_error(form, error)
+        else:
+            messages.success(request, "Composite created.")
+            return redirect("composites:detail", pk=composite.pk)
+    return render(
+        request,
+        "composites/new.html",
+        {"form": form, "head": head},
+        status=400 if form.errors else 200,
+    )
+
+
+@require_POST
+@role_required("editor")
+def composite_remove(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Delete a composite (its memories stay) and go back to the list."""
+    composite = get_object_or_404(Composite, pk=pk)
+    composite_delete(composite=composite, actor=request.user)
+    messages.success(request, "Composite deleted; its memories are unchanged.")
+    return redirect("composites:index")

@@ -9,7 +9,23 @@ from memadmin.core.clock import ms_to_datetime
 from .models import Memory
 
 
+class SelectColumn(tables.Column):
+    """A checkbox per row, tied by its `form` attribute to the list's bulk form."""
+
+    def __init__(self, **kwargs):
+        super().__init__(accessor="pk", orderable=False, verbose_name="Select", **kwargs)
+
+    def render(self, value, record):
+        return format_html(
+            '<input type="checkbox" name="ids" value="{}" form="bulk-form" '
+            'aria-label="Select #{}">',
+            value,
+            record.display_id,
+        )
+
+
 class MemoryTable(tables.Table):
+    select = SelectColumn(attrs={"td": {"class": "select"}, "th": {"class": "select"}})
     id = tables.Column(verbose_name="#", attrs={"td": {"class": "num"}})
     project = tables.Column(accessor="project__name", order_by=("project__name",))
     category = tables.Column()
@@ -20,7 +36,16 @@ class MemoryTable(tables.Table):
 
     class Meta:
         model = Memory
-        fields = ("id", "project", "category", "content", "importance", "status", "updated_at")
+        fields = (
+            "select",
+            "id",
+            "project",
+            "category",
+            "content",
+            "importance",
+            "status",
+            "updated_at",
+        )
         attrs = {"class": "data-table"}
         empty_text = "No memory matches these filters."
         order_by = ("-updated_at",)

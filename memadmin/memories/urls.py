@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import bulk_views, views
 
 app_name = "memories"
 
@@ -9,4 +9,7 @@ urlpatterns = [
     path("new/", views.memory_create, name="create"),
     path("<int:pk>/", views.memory_detail, name="detail"),
     path("<int:pk>/edit/", views.memory_edit, name="edit"),
+    path("bulk/", bulk_views.bulk, name="bulk"),
+    path("merge/", bulk_views.merge, name="merge"),
+    path("<int:pk>/unmerge/", bulk_views.unmerge, name="unmerge"),
 ]

@@ -8,11 +8,12 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRedirect
 from django_tables2 import RequestConfig
 
-from memadmin.accounts.roles import role_required
+from memadmin.accounts.roles import has_role, role_required
 from memadmin.audit.selectors import events_for_object
 from memadmin.htmx_request import HtmxHttpRequest
 
 from . import selectors
+from .bulk_forms import BulkForm, composite_choices
 from .forms import MemoryFilterForm, MemoryForm
 from .models import Memory, Project
 from .services import DuplicateMemory, StaleEdit, memory_update
@@ -34,12 +35,18 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
         status=filters.get("status", ""),
         text=filters.get("q", ""),
     )
-    table = MemoryTable(memories)
+    # Only editors get the selection column and the bulk actions it feeds.
+    can_edit = has_role(request.user, "editor")
+    table = MemoryTable(memories, exclude=() if can_edit else ("select",))
     RequestConfig(request, paginate={"per_page": PAGE_SIZE}).configure(table)
     template_name = "memories/list.html"
     if request.htmx and not request.htmx.history_restore_request:
         template_name += "#table-section"
-    return render(request, template_name, {"form": form, "table": table})
+    context = {"form": form, "table": table}
+    if can_edit:
+        context["bulk_form"] = BulkForm(initial={"next": request.get_full_path()})
+        context["composite_choices"] = composite_choices(filters.get("project"))
+    return render(request, template_name, context)
 
 
 @require_GET

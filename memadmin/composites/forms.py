@@ -1,0 +1,100 @@
+"""Forms of the composites pages. They parse what people type; the services hold the rules.
+
+Positions in forms count from 1, as people count steps; the services count from 0.
+"""
+
+import re
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from memadmin.memories.models import Project
+
+from .models import Composite
+from .selectors import SIZE_LABELS
+
+_ID = re.compile(r"#?(\d+)")
+
+
+def parse_ids(text: str) -> list[int]:
+    """Return the memory ids written as "12, #13 14" in order, each once."""
+    leftover = _ID.sub("", text).replace(",", " ").strip()
+    if leftover:
+        raise ValidationError(
+            f"Write memory ids as numbers separated by commas or spaces, not {leftover!r}."
+        )
+    return list(dict.fromkeys(int(found) for found in _ID.findall(text)))
+
+
+class CompositeFilterForm(forms.Form):
+    project = forms.ModelChoiceField(
+        queryset=Project.objects.order_by("name"), required=False, empty_label="All projects"
+    )
+    type = forms.ChoiceField(choices=[("", "Any type"), *Composite.Type.choices], required=False)
+    head_category = forms.ChoiceField(required=False, label="Head category")
+    size = forms.ChoiceField(
+        choices=[("", "Any size"), *SIZE_LABELS.items()], required=False, label="Size"
+    )
+
+    def __init__(self, *args, head_categories: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["head_category"].choices = [("", "Any category")] + [
+            (name, name) for name in head_categories
+        ]
+
+
+class IdsField(forms.CharField):
+    """A list of memory ids typed by a person."""
+
+    def to_python(self, value):
+        text = super().to_python(value)
+        return parse_ids(text) if text else []
+
+
+class CompositeCreateForm(forms.Form):
+    type = forms.ChoiceField(choices=Composite.Type.choices, initial=Composite.Type.SEQUENCE)
+    title = forms.CharField(required=False, max_length=200)
+    members = IdsField(
+        required=False,
+        label="Members",
+        help_text="Memory ids in order, e.g. 12, 14, 15. You can add more later.",
+    )
+    reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
+
+
+class MemberAddForm(forms.Form):
+    members = IdsField(label="Memory ids", help_text="One or more, e.g. 12, 14.")
+    position = forms.IntegerField(
+        required=False, min_value=1, label="At step", help_text="Empty: at the end."
+    )
+
+
+class MemberMoveForm(forms.Form):
+    position = forms.IntegerField(min_value=1, label="To step")
+
+
+class TypeForm(forms.Form):
+    type = forms.ChoiceField(choices=Composite.Type.choices)
+
+
+class CursorForm(forms.Form):
+    action = forms.ChoiceField(choices=[("advance", "advance"), ("back", "back"), ("set", "set")])
+    position = forms.IntegerField(required=False, label="Step")
+
+
+class FreezeForm(forms.Form):
+    note = forms.CharField(
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="What the snapshot is for (kept with it).",
+    )
+
+
+def add_service_error(form: forms.Form, error: ValidationError) -> None:
+    """Show a service's refusal on the form: on the field it names, if the form has it."""
+    if not hasattr(error, "error_dict"):
+        form.add_error(None, error)
+        return
+    for name, errors in error.error_dict.items():
+        form.add_error(name if name in form.fields else None, errors)

@@ -1,0 +1,189 @@
+"""Curate many memories at once: archive, restore, move to another category, add to a composite.
+
+Each action is planned first (`bulk_plan`): which of the selected memories it would change,
+which are already as asked, and which it cannot change and why. The person confirms the plan's
+count; `bulk_apply` plans again under row locks and refuses, writing nothing, if that count
+moved meanwhile. Only the memories it can change are written; one audit event per memory.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from simple_history.utils import bulk_update_with_history
+
+from memadmin.audit.actors import as_actor
+from memadmin.audit.context import acting
+from memadmin.audit.services import audit_record
+from memadmin.composites.models import Composite
+from memadmin.composites.services import composite_member_add
+from memadmin.core.clock import now_ms
+from memadmin.taxonomy.models import Category
+
+from .models import Memory
+
+ACTIONS = {
+    "archive": "archive",
+    "restore": "restore",
+    "move": "move to another category",
+    "add": "add to a composite",
+}
+
+
+@dataclass
+class BulkPlan:
+    """What an action would do to a selection."""
+
+    action: str
+    change: list[Memory] = field(default_factory=list)
+    unchanged: list[Memory] = field(default_factory=list)
+    refused: list[tuple[Memory, str]] = field(default_factory=list)
+
+
+def bulk_plan(
+    *,
+    action: str,
+    memories: Sequence[Memory],
+    category: str = "",
+    composite: Composite | None = None,
+) -> BulkPlan:
+    """Sort the selected memories into those the action changes, leaves, or cannot change."""
+    if action not in ACTIONS:
+        raise ValidationError({"action": f"Choose one of: {', '.join(ACTIONS.values())}."})
+    plan = BulkPlan(action=action)
+    if action == "archive":
+        for memory in memories:
+            archived = memory.status == Memory.Status.ARCHIVED
+            (plan.unchanged if archived else plan.change).append(memory)
+    elif action == "restore":
+        for memory in memories:
+            if memory.status != Memory.Status.ARCHIVED:
+                plan.unchanged.append(memory)
+            elif memory.superseded_by_id is not None:
+                plan.refused.append(
+                    (memory, f"merged into #{memory.superseded_by_id}: undo the merge instead")
+                )
+            else:
+                plan.change.append(memory)
+    elif action == "move":
+        _plan_move(plan, memories, category)
+    else:
+        _plan_add(plan, memories, composite)
+    return plan
+
+
+def _plan_move(plan: BulkPlan, memories: Sequence[Memory], category: str) -> None:
+    if not category:
+        raise ValidationError({"category": "Choose the category to move them to."})
+    projects = {memory.project_id for memory in memories}
+    having = set(
+        Category.objects.filter(project_id__in=projects, name=category).values_list(
+            "project_id", flat=True
+        )
+    )
+    taken = set(
+        Memory.objects.filter(project_id__in=projects, category=category).values_list(
+            "project_id", "normalized_hash"
+        )
+    )
+    for memory in memories:
+        key = (memory.project_id, memory.normalized_hash)
+        if memory.category == category:
+            plan.unchanged.append(memory)
+        elif memory.project_id not in having:
+            plan.refused.append((memory, f"{category} is not a category of its project's pack"))
+        elif key in taken:
+            plan.refused.append((memory, f"an identical memory is already in {category}"))
+        else:
+            taken.add(key)
+            plan.change.append(memory)
+
+
+def _plan_add(plan: BulkPlan, memories: Sequence[Memory], composite: Composite | None) -> None:
+    if composite is None:
+        raise ValidationError({"composite": "Choose the composite to add them to."})
+    present = set(composite.members.values_list("member_id", flat=True))
+    for memory in memories:
+        if memory.pk in present:
+            plan.unchanged.append(memory)
+        elif memory.pk == composite.head_id:
+            plan.refused.append((memory, "it heads this composite"))
+        elif memory.project_id != composite.project_id:
+            plan.refused.append((memory, "it belongs to another project"))
+        elif memory.status == Memory.Status.ARCHIVED:
+            plan.refused.append((memory, "it is archived"))
+        else:
+            plan.change.append(memory)
+
+
+@transaction.atomic
+def bulk_apply(
+    *,
+    action: str,
+    memory_ids: Sequence[int],
+    expected: int,
+    actor,
+    category: str = "",
+    composite: Composite | None = None,
+    reason: str = "",
+) -> BulkPlan:
+    """Apply the action to the memories it can change; refuse if their count is not `expected`."""
+    memories = list(
+        Memory.objects.select_for_update(of=("self",))
+        .select_related("project")
+        .filter(pk__in=memory_ids)
+        .order_by("pk")
+    )
+    plan = bulk_plan(action=action, memories=memories, category=category, composite=composite)
+    if len(plan.change) != expected:
+        raise ValidationError(
+            f"The selection changed since you reviewed it: {len(plan.change)} memories would "
+            f"change now, not {expected}. Nothing was written; review it again.",
+            code="stale_plan",
+        )
+    if not plan.change:
+        return plan
+    if action == "add":
+        composite_member_add(composite=composite, members=plan.change, actor=actor, reason=reason)
+        return plan
+    now = now_ms()
+    records = []
+    for memory in plan.change:
+        if action == "move":
+            records.append(("recategorised", memory, {"category": [memory.category, category]}))
+            memory.category = category
+        else:
+            new = Memory.Status.ARCHIVED if action == "archive" else Memory.Status.ACTIVE
+            records.append(
+                (
+                    "archived" if action == "archive" else "restored",
+                    memory,
+                    {"status": [memory.status, new]},
+                )
+            )
+            memory.status = new
+        memory.updated_at = max(now, memory.updated_at + 1)
+    resolved = as_actor(actor)
+    fields = ["category" if action == "move" else "status", "updated_at"]
+    with acting(actor=actor, reason=reason):
+        bulk_update_with_history(
+            plan.change,
+            Memory,
+            fields,
+            default_user=actor if resolved.kind == "person" else None,
+            default_change_reason=reason or f"bulk {ACTIONS[action]}",
+            custom_historical_attrs={
+                "history_actor": resolved.label,
+                "history_actor_kind": resolved.kind,
+            },
+        )
+        for audit_action, memory, changes in records:
+            audit_record(
+                action=audit_action,
+                target=memory,
+                project=memory.project,
+                category=memory.category,
+                changes=changes,
+            )
+    return plan

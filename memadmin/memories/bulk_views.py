@@ -1,0 +1,144 @@
+"""Bulk curation from the memory list, merging, and undoing a merge.
+
+The list's form posts the ticked rows here. The first post shows what would happen (how
+many rows change, which stay, which cannot change and why); the confirmation posts again
+with the count it showed, and the service refuses if that count has moved.
+"""
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from memadmin.accounts.roles import role_required
+from memadmin.htmx_request import HtmxHttpRequest
+
+from .bulk_forms import MERGE, BulkForm, MergeForm
+from .bulk_services import ACTIONS, bulk_apply, bulk_plan
+from .merge_services import memory_merge, memory_merge_undo
+from .models import Memory
+
+PAST_TENSE = {
+    "archive": "Archived",
+    "restore": "Restored",
+    "move": "Moved",
+    "add": "Added",
+}
+
+
+def _list_url(form: BulkForm) -> str:
+    return (form.cleaned_data.get("next") if form.is_bound and form.is_valid() else "") or reverse(
+        "memories:list"
+    )
+
+
+@require_POST
+@role_required("editor")
+def bulk(request: HtmxHttpRequest) -> HttpResponse:
+    """Review a bulk action on the selected memories, or apply it once confirmed."""
+    form = BulkForm(request.POST)
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+        target = request.POST.get("next", "")
+        safe = target.startswith("/") and not target.startswith("//")
+        return redirect(target if safe else "memories:list")
+    data = form.cleaned_data
+    if data["action"] == MERGE:
+        return redirect(
+            f"{reverse('memories:merge')}?{urlencode({'ids': data['ids']}, doseq=True)}"
+        )
+    options = {"category": data["category"] or "", "composite": data["composite"]}
+    if "confirm" in request.POST:
+        try:
+            plan = bulk_apply(
+                action=data["action"],
+                memory_ids=data["ids"],
+                expected=data["expected"] or 0,
+                actor=request.user,
+                **options,
+            )
+        except ValidationError as error:
+            for message in error.messages:
+                messages.error(request, message)
+        else:
+            count = len(plan.change)
+            messages.success(
+                request,
+                f"{PAST_TENSE[data['action']]} {count} memor{'y' if count == 1 else 'ies'}.",
+            )
+        return redirect(_list_url(form))
+    memories = list(
+        Memory.objects.select_related("project").filter(pk__in=data["ids"]).order_by("pk")
+    )
+    try:
+        plan = bulk_plan(action=data["action"], memories=memories, **options)
+    except ValidationError as error:
+        for message in error.messages:
+            messages.error(request, message)
+        return redirect(_list_url(form))
+    return render(
+        request,
+        "memories/bulk_confirm.html",
+        {
+            "plan": plan,
+            "action_label": ACTIONS[data["action"]],
+            "data": data,
+            "next": _list_url(form),
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@role_required("editor")
+def merge(request: HtmxHttpRequest) -> HttpResponse:
+    """Merge the memories named by `ids` into one whose text the person writes."""
+    raw_ids = request.GET.getlist("ids") or request.POST.getlist("ids")
+    ids = [int(value) for value in raw_ids if value.isdigit()]
+    sources = list(Memory.objects.select_related("project").filter(pk__in=ids).order_by("pk"))
+    initial = {"content": "\n".join(source.content for source in sources)}
+    form = MergeForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            result = memory_merge(
+                memories=sources,
+                content=form.cleaned_data["content"],
+                importance=form.cleaned_data["importance"],
+                reason=form.cleaned_data["reason"],
+                actor=request.user,
+            )
+        except ValidationError as error:
+            # Merge errors name no form field (they are about the selection): show them above.
+            form.add_error(None, ValidationError(error.messages))
+        else:
+            messages.success(request, f"Merged {len(sources)} memories into #{result.display_id}.")
+            return redirect("memories:detail", pk=result.pk)
+    return render(
+        request,
+        "memories/merge.html",
+        {"form": form, "sources": sources, "categories": sorted({s.category for s in sources})},
+        status=400 if form.errors else 200,
+    )
+
+
+@require_POST
+@role_required("editor")
+def unmerge(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Undo the merge that made this memory: restore its sources and their composites."""
+    result = get_object_or_404(Memory, pk=pk)
+    try:
+        sources = memory_merge_undo(result=result, actor=request.user)
+    except ValidationError as error:
+        for message in error.messages:
+            messages.error(request, message)
+        return redirect("memories:detail", pk=pk)
+    messages.success(
+        request,
+        "Merge undone: restored " + ", ".join(f"#{s.display_id}" for s in sources) + ".",
+    )
+    return redirect("memories:detail", pk=sources[0].pk)

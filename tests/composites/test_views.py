@@ -1,0 +1,159 @@
+"""The composites pages: list with thumbnails and filters, the composite page, its actions."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from memadmin.composites.models import Composite, ReferenceSet
+from memadmin.composites.reference_services import reference_set_freeze
+from memadmin.composites.services import composite_create
+from memadmin.memories.services import memory_update
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def sequence(steps):
+    return composite_create(
+        head=steps[0], type="sequence", members=steps[1:4], title="Release SOP", actor="agent"
+    )
+
+
+def member_ids(composite):
+    return list(composite.members.order_by("position").values_list("member_id", flat=True))
+
+
+def test_list_shows_a_thumbnail_per_composite(client_as, sequence):
+    """Each composite on the list comes with its picture."""
+    response = client_as("viewer").get(reverse("composites:index"))
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "Release SOP" in body
+    assert body.count("<svg") == 1
+
+
+@pytest.mark.parametrize(
+    ("query", "shown"),
+    [
+        ({"type": "sequence"}, True),
+        ({"type": "theme"}, False),
+        ({"head_category": "OPS_RULES"}, True),
+        ({"size": "small"}, True),
+        ({"size": "large"}, False),
+        ({"size": "empty"}, False),
+    ],
+)
+def test_list_filters_by_type_head_category_and_size(client_as, sequence, query, shown):
+    """Filters narrow the list; an htmx request gets the list section only."""
+    response = client_as("viewer").get(reverse("composites:index"), query, HTTP_HX_REQUEST="true")
+    body = response.content.decode()
+    assert ("Release SOP" in body) is shown
+    assert "<html" not in body
+
+
+def test_list_reads_in_constant_queries(client_as, steps, django_assert_max_num_queries):
+    """The list costs the same whatever the number of composites and members."""
+    client = client_as("viewer")
+    for head in steps[:3]:
+        others = [m for m in steps if m != head]
+        composite_create(head=head, type="theme", members=others, actor="agent")
+    with django_assert_max_num_queries(12):
+        assert client.get(reverse("composites:index")).status_code == 200
+
+
+def test_detail_shows_picture_members_and_cursor(client_as, sequence, steps):
+    """The composite page draws the composite and marks the cursor's step."""
+    body = (
+        client_as("viewer").get(reverse("composites:detail", args=[sequence.pk])).content.decode()
+    )
+    assert "<svg" in body
+    assert "Step <strong>1</strong> of 3" in body
+    assert f"#{steps[1].display_id}" in body
+    assert "Move #" not in body  # a viewer sees no edit buttons
+
+
+def test_move_up_without_javascript_redirects_back(client_as, sequence, steps):
+    """A plain POST reorders and redirects to the page."""
+    url = reverse("composites:member_move", args=[sequence.pk, steps[3].pk])
+    response = client_as("editor").post(url, {"position": 1})
+    assert response.status_code == 302
+    assert member_ids(sequence) == [steps[3].pk, steps[1].pk, steps[2].pk]
+
+
+def test_htmx_action_answers_with_the_section(client_as, sequence, steps):
+    """With htmx, an action answers with the composite section, picture included."""
+    url = reverse("composites:cursor", args=[sequence.pk])
+    response = client_as("editor").post(url, {"action": "back"}, HTTP_HX_REQUEST="true")
+    body = response.content.decode()
+    assert 'id="composite-section"' in body and "<html" not in body
+    assert "Step <strong>3</strong> of 3" in body
+
+
+def test_refusal_is_shown_in_the_section(client_as, sequence, steps):
+    """Adding the head as a member is refused with the service's message."""
+    url = reverse("composites:member_add", args=[sequence.pk])
+    response = client_as("editor").post(
+        url, {"members": str(steps[0].display_id)}, HTTP_HX_REQUEST="true"
+    )
+    assert "never its own member" in response.content.decode()
+    assert len(member_ids(sequence)) == 3
+
+
+def test_add_members_by_display_id_at_a_step(client_as, sequence, steps):
+    """Members are typed as ids; the step counts from 1."""
+    url = reverse("composites:member_add", args=[sequence.pk])
+    client_as("editor").post(url, {"members": f"#{steps[4].pk}, {steps[5].pk}", "position": 1})
+    assert member_ids(sequence)[:2] == [steps[4].pk, steps[5].pk]
+
+
+def test_viewer_cannot_edit(client_as, sequence, steps):
+    """Edits need the editor role."""
+    url = reverse("composites:cursor", args=[sequence.pk])
+    assert client_as("viewer").post(url, {"action": "advance"}).status_code == 403
+
+
+def test_create_from_a_memory(client_as, steps):
+    """The new-composite page takes a head and typed member ids."""
+    url = reverse("composites:create") + f"?head={steps[0].pk}"
+    response = client_as("editor").post(
+        url, {"type": "cause", "title": "Why", "members": f"{steps[1].pk} {steps[2].pk}"}
+    )
+    composite = Composite.objects.get()
+    assert response.status_code == 302
+    assert (composite.type, member_ids(composite)) == ("cause", [steps[1].pk, steps[2].pk])
+
+
+def test_create_on_an_archived_head_is_refused(client_as, steps):
+    """The page shows why and writes nothing."""
+    memory_update(memory=steps[0], status="archived", actor="agent")
+    url = reverse("composites:create") + f"?head={steps[0].pk}"
+    response = client_as("editor").post(url, {"type": "theme"})
+    assert response.status_code == 400
+    assert "archived" in response.content.decode()
+    assert not Composite.objects.exists()
+
+
+def test_freeze_then_export(client_as, sequence, steps):
+    """Freezing leads to the snapshot page; its JSON is the delegation shape."""
+    client = client_as("editor")
+    response = client.post(reverse("composites:freeze", args=[sequence.pk]), {"note": "for QA"})
+    snapshot = ReferenceSet.objects.get()
+    assert response.url == reverse("composites:snapshot", args=[snapshot.ref])
+    page = client.get(response.url).content.decode()
+    assert "still matches" in page
+    exported = json.loads(
+        client.get(reverse("composites:snapshot_export", args=[snapshot.ref])).content
+    )
+    assert exported == {
+        "memory": {"prefetch_ids": [str(m.display_id) for m in steps[:4]], "mode": "frozen"},
+        "snapshot_ref": snapshot.ref,
+    }
+
+
+def test_snapshot_page_shows_drift(client_as, sequence, steps):
+    """An edit since the snapshot shows on its row."""
+    snapshot = reference_set_freeze(composite=sequence, actor="agent")
+    memory_update(memory=steps[2], content="Changed since.", actor="agent")
+    page = client_as("viewer").get(reverse("composites:snapshot", args=[snapshot.ref]))
+    assert "drift-edited" in page.content.decode()

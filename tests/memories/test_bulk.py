@@ -1,0 +1,170 @@
+"""Bulk curation from the memory list: plan, confirm with a count, apply (both engines)."""
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+
+from memadmin.audit.models import AuditEvent
+from memadmin.composites.models import CompositeMember
+from memadmin.composites.services import composite_create
+from memadmin.memories.bulk_services import bulk_apply, bulk_plan
+from memadmin.memories.merge_services import memory_merge
+from memadmin.memories.models import Memory
+from memadmin.memories.services import memory_create, memory_update
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def rows(project):
+    return [
+        memory_create(project=project, category="OPS_RULES", content=f"Rule {i}.", actor="agent")
+        for i in range(4)
+    ]
+
+
+def fresh(memories):
+    return list(Memory.objects.filter(pk__in=[m.pk for m in memories]).order_by("pk"))
+
+
+def test_archive_plan_counts_only_rows_that_change(rows):
+    """Rows already archived are counted apart."""
+    memory_update(memory=rows[0], status="archived", actor="agent")
+    plan = bulk_plan(action="archive", memories=fresh(rows))
+    assert (len(plan.change), len(plan.unchanged)) == (3, 1)
+
+
+def test_archive_writes_history_and_one_event_per_row(rows):
+    """Each archived row gets a version with the actor and an audit event."""
+    bulk_apply(action="archive", memory_ids=[m.pk for m in rows], expected=4, actor="agent")
+    assert {m.status for m in fresh(rows)} == {"archived"}
+    assert AuditEvent.objects.filter(action="archived").count() == 4
+    assert rows[0].history.first().history_actor == "agent"
+
+
+def test_a_moved_count_refuses_and_writes_nothing(rows):
+    """If the count confirmed is no longer true, nothing is written."""
+    with pytest.raises(ValidationError, match="changed since you reviewed"):
+        bulk_apply(action="archive", memory_ids=[m.pk for m in rows], expected=3, actor="agent")
+    assert {m.status for m in fresh(rows)} == {"active"}
+
+
+def test_restore_refuses_a_superseded_memory(rows):
+    """A merged source is restored by undoing its merge, not in bulk."""
+    result = memory_merge(memories=rows[:2], content="Rules 0 and 1.", actor="agent")
+    memory_update(memory=rows[2], status="archived", actor="agent")
+    plan = bulk_plan(action="restore", memories=fresh(rows))
+    assert [m.pk for m in plan.change] == [rows[2].pk]
+    assert [why for _, why in plan.refused] == [
+        f"merged into #{result.pk}: undo the merge instead"
+    ] * 2
+
+
+def test_move_refuses_unknown_categories_and_duplicates(rows, project):
+    """Moving needs a category of the pack and no identical text there."""
+    memory_create(project=project, category="RESEARCH", content="Rule 1.", actor="agent")
+    plan = bulk_plan(action="move", memories=fresh(rows), category="RESEARCH")
+    assert len(plan.change) == 3
+    assert plan.refused[0][1] == "an identical memory is already in RESEARCH"
+    with pytest.raises(ValidationError, match="Choose"):
+        bulk_plan(action="move", memories=fresh(rows), category="")
+    plan = bulk_plan(action="move", memories=fresh(rows), category="PROJECT_RULES")
+    assert len(plan.refused) == 4
+
+
+def test_move_recategorises(rows):
+    """Moved rows change category and are recorded as recategorised."""
+    bulk_apply(
+        action="move",
+        memory_ids=[m.pk for m in rows],
+        expected=4,
+        category="RESEARCH",
+        actor="agent",
+    )
+    assert {m.category for m in fresh(rows)} == {"RESEARCH"}
+    assert AuditEvent.objects.filter(action="recategorised").count() == 4
+
+
+def test_add_to_composite_skips_the_head_and_members(rows):
+    """The head and present members are not added again."""
+    composite = composite_create(head=rows[0], type="theme", members=[rows[1]], actor="agent")
+    plan = bulk_apply(
+        action="add",
+        memory_ids=[m.pk for m in rows],
+        expected=2,
+        composite=composite,
+        actor="agent",
+    )
+    assert len(plan.refused) == 1 and len(plan.unchanged) == 1
+    assert list(
+        CompositeMember.objects.filter(composite=composite)
+        .order_by("position")
+        .values_list("member_id", flat=True)
+    ) == [rows[1].pk, rows[2].pk, rows[3].pk]
+
+
+class TestPages:
+    def test_list_offers_selection_to_editors_only(self, client_as, rows):
+        """Viewers see no checkboxes; editors do."""
+        assert (
+            'name="ids"' not in client_as("viewer").get(reverse("memories:list")).content.decode()
+        )
+        assert 'name="ids"' in client_as("editor").get(reverse("memories:list")).content.decode()
+
+    def test_review_says_how_many_rows_will_change(self, client_as, rows):
+        """The first post shows the count; nothing is written yet."""
+        memory_update(memory=rows[0], status="archived", actor="agent")
+        response = client_as("editor").post(
+            reverse("memories:bulk"), {"ids": [m.pk for m in rows], "action": "archive"}
+        )
+        body = response.content.decode()
+        assert "3 rows will change" in body
+        assert 'name="expected" value="3"' in body
+        assert Memory.objects.filter(status="archived").count() == 1
+
+    def test_confirm_applies_and_returns_to_the_list(self, client_as, rows):
+        """The confirmation post applies the action and goes back with a message."""
+        response = client_as("editor").post(
+            reverse("memories:bulk"),
+            {
+                "ids": [m.pk for m in rows],
+                "action": "archive",
+                "expected": 4,
+                "confirm": "1",
+                "next": "/memories/?status=active",
+            },
+        )
+        assert response.url == "/memories/?status=active"
+        assert Memory.objects.filter(status="archived").count() == 4
+
+    def test_merge_action_leads_to_the_merge_page(self, client_as, rows):
+        """Choosing merge goes to a page where the person writes the text."""
+        client = client_as("editor")
+        response = client.post(
+            reverse("memories:bulk"), {"ids": [rows[0].pk, rows[1].pk], "action": "merge"}
+        )
+        assert response.url.startswith(reverse("memories:merge"))
+        page = client.get(response.url).content.decode()
+        assert "Rule 0." in page and "Rule 1." in page
+        response = client.post(
+            reverse("memories:merge"), {"ids": [rows[0].pk, rows[1].pk], "content": "Both rules."}
+        )
+        result = Memory.objects.get(content="Both rules.")
+        assert response.url == reverse("memories:detail", args=[result.pk])
+
+    def test_single_memory_merge_is_refused_on_the_page(self, client_as, rows):
+        """The refusal is shown and nothing is written."""
+        response = client_as("editor").post(
+            reverse("memories:merge"), {"ids": [rows[0].pk], "content": "Alone."}
+        )
+        assert response.status_code == 400
+        assert "two or more" in response.content.decode()
+
+    def test_undo_merge_from_the_result_page(self, client_as, rows):
+        """The result's page offers the undo, which restores the sources."""
+        client = client_as("editor")
+        result = memory_merge(memories=rows[:2], content="Both.", actor="agent")
+        page = client.get(reverse("memories:detail", args=[result.pk])).content.decode()
+        assert "Undo this merge" in page
+        client.post(reverse("memories:unmerge", args=[result.pk]))
+        assert {m.status for m in fresh(rows[:2])} == {"active"}
