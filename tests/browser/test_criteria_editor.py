@@ -1,0 +1,69 @@
+"""The criteria editor: an edit shows in the historian preview and the hash without a reload."""
+
+import pytest
+
+from memadmin.taxonomy.selectors import category_by_name, current_surface_hash
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+NEW_DEFINITION = "Standing rules for running the systems, and nothing else."
+
+
+def test_editing_a_criterion_updates_preview_and_hash_in_place(
+    logged_in_page, live_server, project
+):
+    """A curator edits the definition; the preview and the hash change; clearing restores it."""
+    category = category_by_name(project, "OPS_RULES")
+    pack_definition = category.default_criteria["definition"]
+    hash_before = current_surface_hash(project)
+    page = logged_in_page("curator")
+    page.goto(f"{live_server.url}/criteria/{project.pk}/OPS_RULES/")
+    page.evaluate("window.__marker = 'still here'")
+    assert page.locator("#surface-hash").inner_text() == hash_before[:12]
+    assert pack_definition in page.locator("#historian-preview").inner_text()
+
+    page.click("#field-definition a.edit-field")
+    box = page.locator("#field-definition textarea[name=definition]")
+    box.wait_for()
+    box.fill(NEW_DEFINITION)
+    page.click("#field-definition button[type=submit]")
+
+    page.locator("#historian-preview", has_text=NEW_DEFINITION).wait_for()
+    hash_after = current_surface_hash(project)
+    assert hash_after != hash_before
+    page.locator("#surface-hash", has_text=hash_after[:12]).wait_for()
+    assert page.locator("#field-definition .criteria-text").inner_text() == NEW_DEFINITION
+    assert page.locator("#criteria-status .badge.overridden").is_visible()
+    assert page.locator("#field-definition ins").count() >= 1  # the difference from the pack
+    assert page.evaluate("window.__marker") == "still here"  # no reload happened
+
+    page.click("#criteria-status button:has-text('Clear override')")
+    page.locator("#criteria-status", has_text="These criteria are the pack's own.").wait_for()
+    assert page.locator("#field-definition .criteria-text").inner_text() == pack_definition
+    assert pack_definition in page.locator("#historian-preview").inner_text()
+    assert page.locator("#surface-hash").inner_text() == hash_before[:12]
+    assert page.evaluate("window.__marker") == "still here"
+
+
+def test_a_refused_edit_shows_the_message_in_place(logged_in_page, live_server, project):
+    """An emptied definition is refused beside the box, with the box still open."""
+    page = logged_in_page("curator")
+    page.goto(f"{live_server.url}/criteria/{project.pk}/OPS_RULES/")
+    page.click("#field-definition a.edit-field")
+    box = page.locator("#field-definition textarea[name=definition]")
+    box.wait_for()
+    box.fill("")
+    # The browser's own `required` check would stop an empty submit; remove it so the
+    # server's refusal is what is tested.
+    box.evaluate("element => element.removeAttribute('required')")
+    page.click("#field-definition button[type=submit]")
+    page.locator("#field-definition", has_text="Definition is required").wait_for()
+    assert not category_by_name(project, "OPS_RULES").is_overridden
+
+
+def test_the_copy_button_appears_only_with_javascript(logged_in_page, live_server, project):
+    """The preview's copy button is shown when scripts run."""
+    page = logged_in_page("viewer")
+    page.goto(f"{live_server.url}/criteria/{project.pk}/prompts/tool/")
+    assert page.locator("button.copy").is_visible()
+    assert "category: one of OPS_RULES" in page.locator("#prompt-text").inner_text()
