@@ -80,6 +80,7 @@ def memory_composites(memory: Memory) -> dict:
     """
     headed = list(
         Composite.objects.filter(head=memory)
+        .select_related("head")
         .annotate(size=Count("members"))
         .prefetch_related(_ordered_members())
         .order_by("type", "pk")
