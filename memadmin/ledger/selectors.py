@@ -1,0 +1,218 @@
+"""Read a project's memories and composites as the ledger sees them, and assemble previews.
+
+Memories are given to the ledger under the id the agent sees (`Memory.display_id`: the
+upstream id of a memory synced from a magic-context store, else ours), so a synced store's
+plugin preview carries the very ids the plugin would render. A memory made here whose id is
+already some synced memory's upstream id is shown under the next free id above them all,
+which is the id the upstream store would give it; `LedgerInputs.renumbered` lists them.
+
+Three queries read a project whatever its size, and one more reads every token count.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.db.models import Count, QuerySet
+
+from memadmin.composites.models import Composite, CompositeMember
+from memadmin.core.ledger import (
+    BUDGET_MAX,
+    BUDGET_MIN,
+    LedgerComposite,
+    LedgerError,
+    LedgerMemory,
+    LedgerResult,
+    assemble,
+)
+from memadmin.core.ledger.model import MODES, TIE_BREAKS, Mode, TieBreak
+from memadmin.memories.models import Memory, Project
+
+from .count_cache import counts_for, ledger_texts
+from .counters import CounterChoice
+
+MEMORY_FIELDS = (
+    "id",
+    "upstream_id",
+    "category",
+    "content",
+    "status",
+    "importance",
+    "expires_at",
+    "superseded_by_id",
+    "last_seen_at",
+    "verified_at",
+    "updated_at",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerInputs:
+    """A project's memories and composites in the ledger's terms (ids are display ids).
+
+    `pk_of` maps each display id back to the memory's primary key; `renumbered` maps the
+    primary key of each memory shown under another id to that id.
+    """
+
+    memories: list[LedgerMemory]
+    composites: list[LedgerComposite]
+    pk_of: dict[int, int]
+    renumbered: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def by_id(self) -> dict[int, LedgerMemory]:
+        """Return the memories by display id."""
+        return {memory.id: memory for memory in self.memories}
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerPreview:
+    """One project assembled in one or both modes with the same counter, budget and time."""
+
+    inputs: LedgerInputs
+    results: dict[str, LedgerResult]
+    counter: CounterChoice
+    counted: int = 0
+
+    @property
+    def is_empty(self) -> bool:
+        """Return True when the project has no memory at all."""
+        return not self.inputs.memories
+
+
+def refuse_bad_arguments(*, budget: int, modes: Sequence[str], tie_break: str) -> None:
+    """Raise LedgerError for a budget outside 500..20000, an unknown mode or tie-break."""
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise LedgerError(f"The budget must be a whole number of tokens, not {budget!r}.")
+    if not BUDGET_MIN <= budget <= BUDGET_MAX:
+        raise LedgerError(
+            f"The budget must be between {BUDGET_MIN} and {BUDGET_MAX} tokens, not {budget}."
+        )
+    for mode in modes:
+        if mode not in MODES:
+            raise LedgerError(f"Unknown mode {mode!r}: use one of {', '.join(MODES)}.")
+    if tie_break not in TIE_BREAKS:
+        raise LedgerError(f"Unknown tie-break {tie_break!r}: use one of {', '.join(TIE_BREAKS)}.")
+
+
+def ledger_projects() -> QuerySet[Project]:
+    """Return every project with its number of memories, by name."""
+    return Project.objects.annotate(memory_count=Count("memories")).order_by("name")
+
+
+def display_ids(rows: Sequence[tuple[int, int | None]]) -> tuple[dict[int, int], dict[int, int]]:
+    """Return (display id by pk, renumbered) for (pk, upstream id) pairs.
+
+    A memory keeps its upstream id when it has one and its pk otherwise, unless that pk is
+    some other memory's upstream id: then it takes the next id above every id in use.
+    """
+    upstream = {upstream_id for _, upstream_id in rows if upstream_id is not None}
+    display: dict[int, int] = {}
+    clashing = []
+    for pk, upstream_id in rows:
+        if upstream_id is not None:
+            display[pk] = upstream_id
+        elif pk in upstream:
+            clashing.append(pk)
+        else:
+            display[pk] = pk
+    renumbered = {}
+    next_free = max(display.values(), default=0) + 1
+    for pk in sorted(clashing):
+        display[pk] = renumbered[pk] = next_free
+        next_free += 1
+    return display, renumbered
+
+
+def ledger_inputs(project: Project) -> LedgerInputs:
+    """Return the project's memories (every status) and composites, in three queries."""
+    rows = list(Memory.objects.filter(project=project).order_by().values_list(*MEMORY_FIELDS))
+    display, renumbered = display_ids([(row[0], row[1]) for row in rows])
+    memories = [
+        LedgerMemory(
+            id=display[pk],
+            category=category,
+            content=content,
+            status=status,
+            importance=importance,
+            expires_at=expires_at,
+            superseded_by=display.get(superseded_by, superseded_by),
+            last_seen_at=last_seen_at,
+            verified_at=verified_at,
+            updated_at=updated_at,
+        )
+        for (
+            pk,
+            _upstream_id,
+            category,
+            content,
+            status,
+            importance,
+            expires_at,
+            superseded_by,
+            last_seen_at,
+            verified_at,
+            updated_at,
+        ) in rows
+    ]
+    members: dict[int, list[int]] = {}
+    for composite_id, member_id in (
+        CompositeMember.objects.filter(composite__project=project)
+        .order_by("composite_id", "position", "id")
+        .values_list("composite_id", "member_id")
+    ):
+        if member_id in display:
+            members.setdefault(composite_id, []).append(display[member_id])
+    composites = [
+        LedgerComposite(
+            id=pk, type=type, head_id=display[head_id], member_ids=tuple(members.get(pk, ()))
+        )
+        for pk, type, head_id in Composite.objects.filter(project=project)
+        .order_by()
+        .values_list("id", "type", "head_id")
+        if head_id in display
+    ]
+    return LedgerInputs(
+        memories=memories,
+        composites=composites,
+        pk_of={shown: pk for pk, shown in display.items()},
+        renumbered=renumbered,
+    )
+
+
+def ledger_preview(
+    project: Project,
+    *,
+    budget: int,
+    counter: CounterChoice,
+    now_ms: int,
+    modes: Sequence[Mode] = ("plugin", "headers"),
+    tie_break: TieBreak = "recent",
+) -> LedgerPreview:
+    """Assemble the project in each mode; keep any token count made for the first time.
+
+    The count cache is the one write a read makes: it records facts about texts, not
+    changes to the store, so it is not audited. Raise LedgerError, with nothing read or
+    written, for a budget outside 500..20000, an unknown mode or tie-break.
+    """
+    refuse_bad_arguments(budget=budget, modes=modes, tie_break=tie_break)
+    inputs = ledger_inputs(project)
+    if not inputs.memories:
+        return LedgerPreview(inputs=inputs, results={}, counter=counter)
+    refuse_bad_arguments(budget=budget, modes=modes, tie_break=tie_break)
+    cached, store = counts_for(
+        counter.counter, ledger_texts(inputs.memories, inputs.composites, now_ms=now_ms)
+    )
+    results = {
+        mode: assemble(
+            inputs.memories,
+            inputs.composites,
+            budget=budget,
+            counter=cached,
+            mode=mode,
+            now_ms=now_ms,
+            tie_break=tie_break,
+        )
+        for mode in modes
+    }
+    counted = store.save()
+    return LedgerPreview(inputs=inputs, results=results, counter=counter, counted=counted)

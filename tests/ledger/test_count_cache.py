@@ -1,0 +1,98 @@
+"""Token counts kept in the database: read in one query, written once, never wrong."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from memadmin.core.hashing import content_digest
+from memadmin.core.tokens import HeuristicCounter
+from memadmin.ledger.count_cache import StoredCounts, counts_for, ledger_texts
+from memadmin.ledger.counters import CounterChoice
+from memadmin.ledger.models import TokenCount
+from memadmin.ledger.selectors import ledger_inputs, ledger_preview
+
+from .conftest import NOW
+
+pytestmark = pytest.mark.django_db
+
+HEURISTIC = HeuristicCounter()
+
+
+class RecordingCounter:
+    """The heuristic counter, remembering every text it was asked to count."""
+
+    name = "heuristic"
+
+    def __init__(self):
+        self.texts = []
+
+    def count(self, text: str) -> int:
+        self.texts.append(text)
+        return HEURISTIC.count(text)
+
+
+def test_counts_are_loaded_in_one_query_and_saved_in_bulk():
+    """A cold read misses, the counts are written, and a warm read finds them all."""
+    texts = [f"text number {n}" for n in range(50)]
+    with CaptureQueriesContext(connection) as queries:
+        cold, store = counts_for(HEURISTIC, texts)
+    assert len(queries) == 1
+    assert [cold.count(text) for text in texts] == [HEURISTIC.count(text) for text in texts]
+    assert store.save() == 50
+    assert TokenCount.objects.filter(counter="heuristic").count() == 50
+    warm, warm_store = counts_for(HEURISTIC, texts)
+    assert len(warm_store) == 50
+    assert [warm.count(text) for text in texts] == [HEURISTIC.count(text) for text in texts]
+    assert warm_store.unsaved == 0
+
+
+def test_a_stored_count_is_what_the_counter_answers():
+    """The cache answers with the stored count for the counter and digest."""
+    TokenCount.objects.create(counter="heuristic", digest=content_digest("hello"), count=99)
+    cached, _ = counts_for(HEURISTIC, ["hello"])
+    assert cached.count("hello") == 99
+
+
+def test_counts_of_one_counter_are_not_read_for_another():
+    """Counts are keyed by counter as well as text."""
+    TokenCount.objects.create(counter="claude", digest=content_digest("hello"), count=99)
+    cached, _ = counts_for(HEURISTIC, ["hello"])
+    assert cached.count("hello") == HEURISTIC.count("hello")
+
+
+def test_saving_a_count_another_request_wrote_first_is_harmless():
+    """Two previews counting the same text at once both succeed; one row is kept."""
+    first = StoredCounts("heuristic")
+    second = StoredCounts("heuristic")
+    key = f"heuristic:{content_digest('same')}"
+    first[key] = second[key] = 2
+    first.save()
+    second.save()
+    assert TokenCount.objects.count() == 1
+
+
+def test_a_text_without_a_digest_is_counted_and_not_stored():
+    """A lone surrogate cannot be hashed; it is still counted."""
+    cached, store = counts_for(HEURISTIC, ["\ud800 broken"])
+    assert cached.count("\ud800 broken") == HEURISTIC.count("\ud800 broken")
+    assert store.save() == 0
+
+
+def test_the_predicted_texts_are_every_text_an_assembly_counts(project, sop):
+    """After one preview, a second counts nothing anew in either mode."""
+    inputs = ledger_inputs(project)
+    recorder = RecordingCounter()
+    ledger_preview(project, budget=4000, counter=CounterChoice(recorder), now_ms=NOW)
+    assert set(recorder.texts) <= ledger_texts(inputs.memories, inputs.composites, now_ms=NOW)
+    again = RecordingCounter()
+    preview = ledger_preview(project, budget=4000, counter=CounterChoice(again), now_ms=NOW)
+    assert again.texts == [] and preview.counted == 0
+
+
+def test_a_warm_preview_reads_counts_in_one_query(project, sop):
+    """Memories, composites and counts: four queries, with or without a cold cache."""
+    counter = CounterChoice(HEURISTIC)
+    ledger_preview(project, budget=4000, counter=counter, now_ms=NOW)
+    with CaptureQueriesContext(connection) as queries:
+        ledger_preview(project, budget=4000, counter=counter, now_ms=NOW)
+    assert len(queries) == 4

@@ -1,0 +1,96 @@
+"""The ledger's reads: a project's memories and composites in the ledger's terms."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from memadmin.core.ledger import LedgerError, assemble
+from memadmin.core.tokens import HeuristicCounter
+from memadmin.ledger.counters import CounterChoice
+from memadmin.ledger.models import TokenCount
+from memadmin.ledger.selectors import display_ids, ledger_inputs, ledger_preview
+from memadmin.memories.models import Memory
+
+from .conftest import NOW
+
+pytestmark = pytest.mark.django_db
+
+HEURISTIC = CounterChoice(HeuristicCounter())
+
+
+def test_display_ids_prefer_upstream_ids():
+    """A synced memory shows its upstream id, a memory made here its own."""
+    display, renumbered = display_ids([(1, 40), (2, None), (3, 41)])
+    assert display == {1: 40, 2: 2, 3: 41}
+    assert renumbered == {}
+
+
+def test_a_local_id_taken_by_an_upstream_id_moves_above_every_id():
+    """A memory made here whose pk is a synced memory's upstream id takes the next free id."""
+    display, renumbered = display_ids([(1, 7), (7, None), (8, None)])
+    assert display == {1: 7, 7: 9, 8: 8}
+    assert renumbered == {7: 9}
+
+
+def test_inputs_carry_upstream_ids_and_composites_in_display_ids(project, sop):
+    """Memories, heads and members all use the id the agent sees."""
+    header, steps = sop["header"], sop["steps"]
+    Memory.objects.filter(pk=header.pk).update(upstream_id=500)
+    inputs = ledger_inputs(project)
+    assert {m.id for m in inputs.memories} == {500, *(s.pk for s in steps), sop["standalone"].pk}
+    (composite,) = inputs.composites
+    assert composite.head_id == 500
+    assert composite.member_ids == tuple(step.pk for step in steps)
+    assert inputs.pk_of[500] == header.pk
+
+
+def test_inputs_are_read_in_three_queries_whatever_the_size(project, sop, remember):
+    """Adding memories and composites does not add queries."""
+    with CaptureQueriesContext(connection) as small:
+        ledger_inputs(project)
+    for n in range(20):
+        remember(f"Another rule number {n}.")
+    with CaptureQueriesContext(connection) as large:
+        ledger_inputs(project)
+    assert len(small) == len(large) == 3
+
+
+def test_preview_assembles_both_modes_like_the_core(project, sop):
+    """The preview is the core's assembly of the same inputs."""
+    preview = ledger_preview(project, budget=4000, counter=HEURISTIC, now_ms=NOW)
+    inputs = ledger_inputs(project)
+    for mode in ("plugin", "headers"):
+        direct = assemble(
+            inputs.memories,
+            inputs.composites,
+            budget=4000,
+            counter=HeuristicCounter(),
+            mode=mode,
+            now_ms=NOW,
+        )
+        assert preview.results[mode].rendered == direct.rendered
+        assert preview.results[mode].rows == direct.rows
+    assert "(details: " in preview.results["headers"].rendered
+
+
+def test_an_empty_project_gives_an_empty_preview_and_writes_nothing(project):
+    """A project with no memories assembles nothing and caches nothing."""
+    preview = ledger_preview(project, budget=4000, counter=HEURISTIC, now_ms=NOW)
+    assert preview.is_empty and preview.results == {}
+    assert not TokenCount.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"budget": 499}, "between 500 and 20000"),
+        ({"budget": 20001}, "between 500 and 20000"),
+        ({"budget": 4000, "modes": ("both",)}, "Unknown mode"),
+        ({"budget": 4000, "tie_break": "oldest"}, "Unknown tie-break"),
+    ],
+)
+def test_bad_arguments_are_refused_before_anything_is_written(project, sop, arguments, message):
+    """A budget out of range or an unknown mode is refused and no count is cached."""
+    with pytest.raises(LedgerError, match=message):
+        ledger_preview(project, counter=HEURISTIC, now_ms=NOW, **arguments)
+    assert not TokenCount.objects.exists()
