@@ -6,4 +6,5 @@ app_name = "headermap"
 
 urlpatterns = [
     path("", views.index, name="index"),
+    path("node/<int:pk>/", views.node_details, name="details"),
 ]

@@ -1,15 +1,142 @@
-"""Pages of the header map area."""
+"""The header map page: a collapsible tree whose details load only when a node is opened.
 
-from django.http import HttpResponse
-from django.shortcuts import render
+With htmx, opening a node fetches its details (`node_details`) once. Without JavaScript,
+each node's "show" link reloads the page with that node in `?open=`, so every opened node
+along the way is rendered expanded on the server.
+"""
+
+from dataclasses import dataclass
+from itertools import groupby
+from urllib.parse import urlencode
+
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
 from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.memories.forms import ProjectChoiceForm
+from memadmin.memories.models import Project
+
+from .selectors import header_map
+from .tree import HeaderMap, MapNode
+
+MAX_OPEN = 200
+
+
+@dataclass
+class TreeItem:
+    """A node as drawn: where it sits (`path`, ids from the root to it) and its details.
+
+    `details` is None until the node is opened; `repeated` marks a node already drawn
+    above it on its own path (a ring of headers), which is not opened again.
+    """
+
+    node: MapNode
+    path: tuple[int, ...]
+    details: list["TreeItem"] | None
+    repeated: bool
+    open_url: str
+    details_url: str
+
+
+class _Urls:
+    """Build the links of one project's map, keeping the nodes already open."""
+
+    def __init__(self, project: Project, open_ids: set[int]):
+        self.project = project
+        self.open_ids = open_ids
+
+    def page(self, open_ids) -> str:
+        query = [("project", self.project.pk)] + [("open", i) for i in sorted(open_ids)]
+        return f"{reverse('headermap:index')}?{urlencode(query)}"
+
+    def details(self, path: tuple[int, ...]) -> str:
+        query = {"project": self.project.pk, "path": ".".join(map(str, path))}
+        return f"{reverse('headermap:details', args=[path[-1]])}?{urlencode(query)}"
+
+
+def _items(
+    tree: HeaderMap, nodes: list[MapNode], parent: tuple[int, ...], urls: _Urls
+) -> list[TreeItem]:
+    items = []
+    for node in nodes:
+        path = (*parent, node.id)
+        repeated = node.id in parent
+        opened = node.id in urls.open_ids and node.has_details and not repeated
+        items.append(
+            TreeItem(
+                node=node,
+                path=path,
+                details=_items(tree, tree.details(node.id), path, urls) if opened else None,
+                repeated=repeated,
+                open_url=urls.page(urls.open_ids | set(path)),
+                details_url=urls.details(path),
+            )
+        )
+    return items
+
+
+def _project(request: HtmxHttpRequest) -> Project:
+    wanted = request.GET.get("project", "")
+    projects = Project.objects.order_by("name")
+    project = projects.filter(pk=wanted).first() if wanted.isdigit() else projects.first()
+    if project is None:
+        raise Http404("No such project." if wanted else "There is no project yet.")
+    return project
+
+
+def _ids(values: list[str]) -> list[int]:
+    return [int(value) for value in values if value.isdigit()][:MAX_OPEN]
 
 
 @require_GET
 @role_required("viewer")
 def index(request: HtmxHttpRequest) -> HttpResponse:
-    """Show the header map overview."""
-    return render(request, "headermap/index.html", {})
+    """Show the project's map: top headers, the nodes opened in `?open=`, unreached memories."""
+    project = _project(request)
+    tree = header_map(project)
+    urls = _Urls(project, set(_ids(request.GET.getlist("open"))))
+    unreached = tree.unreached()
+    groups = [
+        (category, list(memories))
+        for category, memories in groupby(
+            sorted(unreached, key=lambda m: (m.category, m.id)), key=lambda m: m.category
+        )
+    ]
+    return render(
+        request,
+        "headermap/index.html",
+        {
+            "project": project,
+            "project_form": ProjectChoiceForm(initial={"project": project.pk}),
+            "items": _items(tree, tree.roots(), (), urls),
+            "summary": tree.summary(),
+            "unreached_groups": [
+                (category, memories, sum(m.tokens for m in memories))
+                for category, memories in groups
+            ],
+        },
+    )
+
+
+@require_GET
+@role_required("viewer")
+def node_details(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Return one node's details as a list fragment; without htmx, the page with it open."""
+    project = _project(request)
+    path = tuple(_ids(request.GET.get("path", "").split("."))) or (pk,)
+    if path[-1] != pk:
+        path = (*path, pk)
+    if not request.htmx:
+        query = [("project", project.pk)] + [("open", i) for i in path]
+        return redirect(f"{reverse('headermap:index')}?{urlencode(query)}#map-node-{pk}")
+    tree = header_map(project)
+    if pk not in tree.memories:
+        raise Http404("That memory is not live in this project.")
+    urls = _Urls(project, set(path))
+    items = _items(tree, tree.details(pk), path, _Urls(project, set()))
+    for item in items:
+        item.open_url = urls.page(set(item.path))
+    return render(request, "headermap/index.html#details", {"items": items})

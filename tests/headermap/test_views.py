@@ -1,0 +1,89 @@
+"""The header map page: roots first, details on demand, working with and without htmx."""
+
+import pytest
+from django.urls import reverse
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_page_shows_roots_and_not_their_details(client_as, two_layers, project):
+    """Only the top headers are drawn until a node is opened."""
+    body = (
+        client_as("viewer")
+        .get(reverse("headermap:index"), {"project": project.pk})
+        .content.decode()
+    )
+    assert "theme memory text." in body
+    assert "ops memory text." not in body
+    assert "theme header" in body
+    assert "Show its 2 details" in body
+    assert f"node/{two_layers['theme'].pk}/" in body
+
+
+def test_memories_no_header_reaches_are_listed(client_as, two_layers, project):
+    """A memory in no composite appears in its category's group."""
+    body = (
+        client_as("viewer")
+        .get(reverse("headermap:index"), {"project": project.pk})
+        .content.decode()
+    )
+    assert "loose memory text." in body
+    assert "<strong>1</strong> memory no header reaches" in body
+
+
+def test_an_open_node_is_expanded_without_javascript(client_as, two_layers, project):
+    """`?open=` renders that node's details on the server."""
+    theme, ops = two_layers["theme"], two_layers["ops"]
+    response = client_as("viewer").get(
+        reverse("headermap:index"), {"project": project.pk, "open": [theme.pk, ops.pk]}
+    )
+    body = response.content.decode()
+    assert "ops memory text." in body and "env memory text." in body
+    assert "d1 memory text." in body
+    assert "d3 memory text." not in body
+
+
+def test_htmx_loads_one_nodes_details(client_as, two_layers, project):
+    """The details endpoint answers htmx with the list of that node's details only."""
+    theme = two_layers["theme"]
+    response = client_as("viewer").get(
+        reverse("headermap:details", args=[theme.pk]),
+        {"project": project.pk, "path": str(theme.pk)},
+        HTTP_HX_REQUEST="true",
+    )
+    body = response.content.decode()
+    assert "<html" not in body
+    assert "ops memory text." in body and "env memory text." in body
+    assert "d1 memory text." not in body
+    assert "category header" in body
+
+
+def test_details_endpoint_without_htmx_redirects_to_the_open_page(client_as, two_layers, project):
+    """A plain visit of the endpoint lands on the page with the node open."""
+    theme = two_layers["theme"]
+    response = client_as("viewer").get(
+        reverse("headermap:details", args=[theme.pk]), {"project": project.pk}
+    )
+    assert response.status_code == 302
+    assert f"open={theme.pk}" in response.url
+
+
+def test_counts_and_token_sizes_are_shown(client_as, two_layers, project):
+    """Each node shows its details, what lies below it and its token sizes."""
+    body = (
+        client_as("viewer")
+        .get(reverse("headermap:index"), {"project": project.pk})
+        .content.decode()
+    )
+    assert "2 details, 6 below" in body
+    assert "with details)" in body
+
+
+def test_the_map_reads_in_constant_queries(
+    client_as, two_layers, project, django_assert_max_num_queries
+):
+    """The page costs the same few queries however many nodes are open."""
+    client = client_as("viewer")
+    opened = [m.pk for m in two_layers.values()]
+    with django_assert_max_num_queries(12):
+        client.get(reverse("headermap:index"), {"project": project.pk, "open": opened})
