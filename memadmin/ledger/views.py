@@ -1,15 +1,144 @@
-"""Pages of the injection ledger area."""
+"""Pages of the injection ledger: pick a project, preview its injection, download the block."""
 
-from django.http import HttpResponse
-from django.shortcuts import render
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
+from memadmin.core.clock import now_ms
+from memadmin.core.diagrams import budget_bar_svg
+from memadmin.core.ledger import LedgerResult
 from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.memories.models import Project
+
+from .counters import choose_counter
+from .forms import LedgerForm
+from .selectors import LedgerPreview, ledger_preview, ledger_projects
+
+ROWS_PER_PAGE = 100
+BUDGET_CONTROLS = ("range", "number")  # in page order, as a form sends them
 
 
 @require_GET
 @role_required("viewer")
 def index(request: HtmxHttpRequest) -> HttpResponse:
-    """Show the injection ledger overview."""
-    return render(request, "ledger/index.html", {})
+    """List the projects, each linking to its ledger."""
+    return render(request, "ledger/index.html", {"projects": ledger_projects()})
+
+
+def _project(project_pk: int) -> Project:
+    return get_object_or_404(Project, pk=project_pk)
+
+
+def _form(request: HtmxHttpRequest, project: Project) -> LedgerForm:
+    return LedgerForm(request.GET, budget=project.injection_budget, counter=choose_counter().name)
+
+
+def _preview(form: LedgerForm, project: Project) -> LedgerPreview:
+    values = form.cleaned_data
+    return ledger_preview(
+        project,
+        budget=values["budget"],
+        counter=choose_counter(values["counter"]),
+        now_ms=now_ms(),
+        tie_break=values["tie_break"],
+    )
+
+
+def _shown_rows(result: LedgerResult, decision: str, reason: str) -> list:
+    rows = result.rows
+    if decision:
+        injected = decision == "in"
+        rows = [row for row in rows if row.injected is injected]
+    if reason:
+        rows = [row for row in rows if row.reason == reason]
+    return rows
+
+
+@require_GET
+@role_required("viewer")
+def ledger(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
+    """Show a project's injection at a budget: bar, coverage of both modes, rows, block.
+
+    An htmx request (the budget moving, a filter changing) gets only the preview, plus the
+    budget control that did not move, set to the new value.
+    """
+    project = _project(project_pk)
+    form = _form(request, project)
+    context = {"project": project, "form": form, "page_url": request.path}
+    valid = form.is_valid()
+    if valid:
+        context.update(_preview_context(form, project, request.GET.copy()))
+    template_name = "ledger/page.html"
+    if request.htmx and not request.htmx.history_restore_request:
+        template_name += "#ledger-preview"
+        if valid:
+            context["oob_controls"] = _controls_to_follow(request, form.cleaned_data["budget"])
+        # htmx swaps only successful answers: a refusal comes as 200 so its message shows.
+        return render(request, template_name, context)
+    return render(request, template_name, context, status=200 if valid else 400)
+
+
+def _controls_to_follow(request: HtmxHttpRequest, budget: int) -> list[str]:
+    """Return the budget controls whose value is not the budget shown, in page order."""
+    sent = request.GET.getlist("budget")
+    return [
+        kind
+        for kind, value in zip(BUDGET_CONTROLS, sent, strict=False)
+        if value.strip() != str(budget)
+    ]
+
+
+def _preview_context(form: LedgerForm, project: Project, query) -> dict:
+    values = form.cleaned_data
+    preview = _preview(form, project)
+    if preview.is_empty:
+        return {"preview": preview, "budget": values["budget"]}
+    result = preview.results[values["mode"]]
+    rows = _shown_rows(result, values["decision"], values["reason"])
+    page = Paginator(rows, ROWS_PER_PAGE).get_page(values["page"] or 1)
+    by_id = preview.inputs.by_id
+    query.pop("page", None)
+    query.setlist("budget", [str(values["budget"])])
+    query.pop("budget_was", None)
+    return {
+        "preview": preview,
+        "budget": values["budget"],
+        "result": result,
+        "modes": [
+            (other, f"{other.coverage.share:.0%}")
+            for other in (preview.results["plugin"], preview.results["headers"])
+        ],
+        "bar": budget_bar_svg(
+            list(result.by_category.items()), result.budget, used=result.used_tokens
+        ),
+        "page": page,
+        "rows": [
+            (row, by_id[row.memory_id], preview.inputs.pk_of[row.memory_id])
+            for row in page.object_list
+        ],
+        "row_count": len(rows),
+        "query": query.urlencode(),
+    }
+
+
+@require_GET
+@role_required("viewer")
+def download(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
+    """Return the rendered block as a text file, exactly as it would be injected."""
+    project = _project(project_pk)
+    form = _form(request, project)
+    if not form.is_valid():
+        problems = "; ".join(error for errors in form.errors.values() for error in errors)
+        return HttpResponse(problems, status=400, content_type="text/plain; charset=utf-8")
+    preview = _preview(form, project)
+    if preview.is_empty:
+        raise Http404(f"{project.name} has no memories: there is no block to download.")
+    values = form.cleaned_data
+    result = preview.results[values["mode"]]
+    name = f"ledger-{slugify(project.name) or project.pk}-{values['mode']}-{values['budget']}.txt"
+    response = HttpResponse(result.rendered, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response

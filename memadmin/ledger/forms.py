@@ -1,0 +1,81 @@
+"""The ledger page's controls: budget, mode, counter, tie-break and the row filters."""
+
+from django import forms
+from django.http import QueryDict
+
+from memadmin.core.ledger import BUDGET_MAX, BUDGET_MIN
+from memadmin.core.ledger.model import ARCHIVED, EXPIRED, LAZY_DETAIL, OVER_BUDGET, SUPERSEDED
+from memadmin.core.tokens import COUNTER_NAMES
+
+BUDGET_MESSAGE = f"The budget must be a whole number between {BUDGET_MIN} and {BUDGET_MAX} tokens."
+REASONS = (OVER_BUDGET, LAZY_DETAIL, EXPIRED, ARCHIVED, SUPERSEDED)
+
+
+def chosen_budget(data: QueryDict) -> str | None:
+    """Return the budget asked for when the page sends both of its budget controls.
+
+    The slider and the number box share the name `budget`, so a plain form sends both;
+    the one that moved is the one that differs from `budget_was`, the budget shown.
+    """
+    values = [value.strip() for value in data.getlist("budget") if value.strip()]
+    if not values:
+        return None
+    was = data.get("budget_was", "").strip()
+    return next((value for value in values if value != was), values[0])
+
+
+class LedgerForm(forms.Form):
+    """What to assemble and which rows to show; anything left out takes its default."""
+
+    budget = forms.IntegerField(
+        min_value=BUDGET_MIN,
+        max_value=BUDGET_MAX,
+        error_messages={
+            "invalid": BUDGET_MESSAGE,
+            "min_value": BUDGET_MESSAGE,
+            "max_value": BUDGET_MESSAGE,
+            "required": BUDGET_MESSAGE,
+        },
+    )
+    mode = forms.ChoiceField(
+        choices=[("plugin", "plugin (what magic-context injects)"), ("headers", "headers")],
+    )
+    counter = forms.ChoiceField(
+        choices=[(name, name) for name in COUNTER_NAMES],
+        error_messages={
+            "invalid_choice": (
+                f"Unknown token counter %(value)s: the known counters are "
+                f"{', '.join(COUNTER_NAMES)}."
+            )
+        },
+    )
+    tie_break = forms.ChoiceField(
+        label="Tie-break",
+        choices=[("recent", "recent (0.46 and later)"), ("id", "id (0.38)")],
+    )
+    decision = forms.ChoiceField(
+        required=False,
+        choices=[("", "all rows"), ("in", "injected"), ("out", "left out")],
+    )
+    reason = forms.ChoiceField(
+        required=False, choices=[("", "any reason"), *((r, r) for r in REASONS)]
+    )
+    page = forms.IntegerField(required=False, min_value=1)
+
+    def __init__(self, data: QueryDict, *, budget: int, counter: str):
+        """Bind the request's values over the defaults: the project's budget, plugin mode."""
+        values = {
+            "budget": str(budget),
+            "mode": "plugin",
+            "counter": counter,
+            "tie_break": "recent",
+            "decision": "",
+            "reason": "",
+        }
+        for name in ("mode", "counter", "tie_break", "decision", "reason", "page"):
+            if name in data:
+                values[name] = data.get(name)
+        asked = chosen_budget(data)
+        if asked is not None:
+            values["budget"] = asked
+        super().__init__(values)

@@ -1,0 +1,158 @@
+"""The ledger pages through the test client: project list, preview, filters, download."""
+
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from memadmin.ledger.models import TokenCount
+
+pytestmark = pytest.mark.django_db
+
+
+def page_url(project, **params):
+    query = "&".join(f"{name}={value}" for name, value in params.items())
+    return f"/ledger/{project.pk}/?{query}"
+
+
+def test_the_index_lists_projects_with_links(client_as, project, sop):
+    """Ledger in the navigation leads to a list of projects, each linking to its ledger."""
+    response = client_as("viewer").get("/ledger/")
+    assert response.status_code == 200
+    assert f'href="/ledger/{project.pk}/"'.encode() in response.content
+    assert b"Ops" in response.content
+
+
+def test_the_page_shows_block_bar_coverage_rows_and_counter(client_as, project, sop):
+    """The preview has the rendered block, the SVG bar, both modes' coverage and the counter."""
+    response = client_as("viewer").get(page_url(project, budget=4000, counter="heuristic"))
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "&lt;project-memory&gt;" in body
+    assert f"#{sop['header'].pk}: Release SOP: three steps." in body
+    assert "<svg" in body and "budget-bar" in body
+    assert 'class="num coverage-plugin"' in body and 'class="num coverage-headers"' in body
+    assert "<strong>heuristic</strong> counter" in body
+
+
+def test_the_budget_defaults_to_the_projects(client_as, project, sop):
+    """Without a budget in the address, the project's own budget is shown."""
+    body = client_as("viewer").get(f"/ledger/{project.pk}/").content.decode()
+    assert 'id="budget-number" name="budget" min="500" max="20000" step="1" value="4000"' in body
+
+
+def test_a_smaller_budget_injects_less(client_as, project, sop):
+    """Moving the budget changes the ledger."""
+    client = client_as("viewer")
+    big = client.get(page_url(project, budget=4000, counter="heuristic")).content.decode()
+    small = client.get(page_url(project, budget=500, counter="heuristic")).content.decode()
+    assert re.search(r"plugin</span> mode: \d+ of 4000 tokens, 5 memories injected", big)
+    assert "of 500 tokens" in small
+
+
+@pytest.mark.parametrize("budget", ["499", "20001", "lots", ""])
+def test_a_budget_out_of_range_is_refused_with_a_message(client_as, project, sop, budget):
+    """A budget outside 500..20000 gets a clear message, no preview, and nothing cached."""
+    response = client_as("viewer").get(page_url(project, budget=budget))
+    assert response.status_code == 400 if budget else 200
+    if budget:
+        assert (
+            b"The budget must be a whole number between 500 and 20000 tokens." in response.content
+        )
+        assert b"&lt;project-memory&gt;" not in response.content
+        assert not TokenCount.objects.exists()
+
+
+def test_an_unknown_counter_is_refused_with_a_message(client_as, project, sop):
+    """An unknown counter name is named in the message; nothing is assembled."""
+    response = client_as("viewer").get(page_url(project, counter="gpt"))
+    assert response.status_code == 400
+    assert b"Unknown token counter gpt" in response.content
+    assert not TokenCount.objects.exists()
+
+
+def test_a_project_without_memories_says_so(client_as, mc_project):
+    """An empty project has nothing to assemble, and says it."""
+    response = client_as("viewer").get(f"/ledger/{mc_project.pk}/")
+    assert response.status_code == 200
+    assert b"has no memories yet" in response.content
+    assert not TokenCount.objects.exists()
+
+
+def test_rows_filter_by_decision_and_reason(client_as, project, sop):
+    """Filtering shows only the rows with that decision and reason."""
+    client = client_as("viewer")
+    lazy = client.get(page_url(project, mode="headers", decision="out", reason="lazy detail"))
+    body = lazy.content.decode()
+    assert body.count('class="left-out"') == 3
+    assert 'class="injected"' not in body
+    injected = client.get(page_url(project, mode="headers", decision="in")).content.decode()
+    assert injected.count('class="injected"') == 2
+    assert "(details: " in injected
+
+
+def test_an_htmx_request_gets_the_preview_and_the_other_budget_control(client_as, project, sop):
+    """Moving the slider swaps the preview and sets the number box to the new budget."""
+    response = client_as("viewer").get(
+        page_url(project, budget=1500, budget_was=4000) + "&budget=4000",
+        headers={"HX-Request": "true"},
+    )
+    body = response.content.decode()
+    assert body.lstrip().startswith('<section id="ledger-preview"')
+    assert "<nav" not in body
+    assert (
+        'id="budget-number" name="budget" min="500" max="20000" step="1" value="1500" aria-describedby="budget-help" hx-swap-oob="true"'
+        in body
+    )
+    assert 'id="budget-range"' not in body
+    assert 'id="budget-was" name="budget_was" value="1500" hx-swap-oob="true"' in body
+    assert "of 1500 tokens" in body
+
+
+def test_a_refused_budget_over_htmx_still_shows_its_message(client_as, project, sop):
+    """htmx swaps only successes, so a refusal of an htmx request comes as 200 with the message."""
+    response = client_as("viewer").get(page_url(project, budget=50), headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    assert b"between 500 and 20000" in response.content
+
+
+def test_the_download_is_the_exact_block_as_an_attachment(client_as, project, sop):
+    """The download is the rendered block, byte for byte, as a text attachment."""
+    client = client_as("viewer")
+    response = client.get(
+        f"/ledger/{project.pk}/download/?budget=4000&mode=headers&counter=heuristic"
+    )
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/plain; charset=utf-8"
+    assert response["Content-Disposition"] == 'attachment; filename="ledger-ops-headers-4000.txt"'
+    text = response.content.decode()
+    assert text.startswith("<project-memory>\n") and text.endswith("</project-memory>")
+    assert "(details: " in text
+
+
+def test_the_download_refuses_a_bad_budget(client_as, project, sop):
+    """A bad budget gets a plain-text message, not a file."""
+    response = client_as("viewer").get(f"/ledger/{project.pk}/download/?budget=9")
+    assert response.status_code == 400
+    assert "between 500 and 20000" in response.content.decode()
+
+
+def test_the_page_needs_a_login(client, project):
+    """An anonymous visitor is sent to log in."""
+    assert client.get(f"/ledger/{project.pk}/").status_code == 302
+
+
+def test_the_page_query_count_does_not_grow_with_the_project(client_as, project, sop, remember):
+    """More memories do not mean more queries."""
+    client = client_as("viewer")
+    url = page_url(project, counter="heuristic")
+    client.get(url)
+    with CaptureQueriesContext(connection) as small:
+        client.get(url)
+    for n in range(30):
+        remember(f"Extra rule {n}.")
+    client.get(url)
+    with CaptureQueriesContext(connection) as large:
+        client.get(url)
+    assert len(small) == len(large)
