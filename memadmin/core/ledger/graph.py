@@ -20,17 +20,23 @@ class CompositeIndex:
 
     def __init__(self, composites: Iterable[LedgerComposite], known_ids: set[int] | dict):
         members_of: dict[int, dict[int, None]] = {}
-        heads_of: dict[int, dict[int, None]] = {}
+        heads_of: dict[int, list[int]] = {}
         for composite in sorted(composites, key=lambda composite: composite.id):
             head = composite.head_id
             if head not in known_ids:
                 continue
-            members = members_of.setdefault(head, {})
+            members = members_of.get(head)
+            if members is None:
+                members = members_of[head] = {}
             for member in composite.member_ids:
-                if member == head or member not in known_ids:
+                if member in members or member == head or member not in known_ids:
                     continue
-                members[member] = None
-                heads_of.setdefault(member, {})[head] = None
+                members[member] = None  # a new (head, member) pair: record it both ways
+                heads = heads_of.get(member)
+                if heads is None:
+                    heads_of[member] = [head]
+                else:
+                    heads.append(head)
         self.members_of: dict[int, tuple[int, ...]] = {
             head: tuple(members) for head, members in members_of.items()
         }

@@ -17,7 +17,6 @@ UTF-8, so the store's ``category ASC`` is reproduced exactly.
 """
 
 from collections.abc import Iterable
-from operator import itemgetter
 
 from .model import ARCHIVED, EXPIRED, SUPERSEDED, LedgerMemory, Reason, TieBreak
 
@@ -69,17 +68,7 @@ def _by_key(memories: list[LedgerMemory], keys: list[int]) -> list[LedgerMemory]
     and given just enough bits, so plain integer comparison gives the tuple order exactly:
     comparing integers keeps 100,000 candidates well within the time budget; tuples would not.
     """
-    ordered = sorted(zip(keys, memories, strict=True), key=itemgetter(0))
-    return [memory for _, memory in ordered]
-
-
-def _recency(memory: LedgerMemory) -> int | None:
-    last_seen, verified = memory.last_seen_at, memory.verified_at
-    if last_seen is None:
-        return verified
-    if verified is None or verified < last_seen:
-        return last_seen
-    return verified
+    return [memories[index] for index in sorted(range(len(keys)), key=keys.__getitem__)]
 
 
 def _ranked(memories: list[LedgerMemory], tie_break: TieBreak) -> list[LedgerMemory]:
@@ -99,7 +88,14 @@ def _ranked(memories: list[LedgerMemory], tie_break: TieBreak) -> list[LedgerMem
                 ((top_importance - memory.importance) << id_bits) | (memory.id - low_id)
             ),
         )
-    recencies = [_recency(memory) for memory in memories]
+    # The more recent of last_seen_at and verified_at, None when both are missing.
+    recencies = [
+        memory.last_seen_at
+        if memory.verified_at is None
+        or (memory.last_seen_at is not None and memory.last_seen_at > memory.verified_at)
+        else memory.verified_at
+        for memory in memories
+    ]
     known = [recency for recency in recencies if recency is not None]
     newest = max(known, default=0)
     recency_bits = (newest - min(known, default=0)).bit_length()
