@@ -182,7 +182,7 @@ def criteria_validate(data: dict) -> dict:
 
 def _locked(category: Category) -> Category:
     return (
-        Category.objects.select_for_update()
+        Category.objects.select_for_update(of=("self",))
         .select_related("project", "project__pack")
         .get(pk=category.pk)
     )

@@ -100,7 +100,9 @@ def pack_upgrade(
     with the default it was written against. Memories of removed categories move as the
     mapping says. A plan with refusals raises UpgradeRefused and changes nothing.
     """
-    project = Project.objects.select_for_update().select_related("pack").get(pk=project.pk)
+    project = (
+        Project.objects.select_for_update(of=("self",)).select_related("pack").get(pk=project.pk)
+    )
     mapping = dict(mapping or {})
     plan = pack_upgrade_plan(project=project, spec=spec, mapping=mapping)
     if not plan.allowed:
