@@ -1,0 +1,78 @@
+"""`manage.py ledger --project P [--budget N] [--mode M] [--format F]`: print an injection."""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from memadmin.core.clock import now_ms
+from memadmin.core.ledger import LedgerError
+from memadmin.core.tokens import COUNTER_NAMES, CounterUnavailable, UnknownCounter
+from memadmin.ledger.counters import choose_counter
+from memadmin.ledger.selectors import ledger_preview
+from memadmin.memories.models import Project
+
+
+class Command(BaseCommand):
+    help = (
+        "Print the memory block a project's agent would be given at a token budget (text), "
+        "or every memory's row and the totals (json). Memories synced from a magic-context "
+        "store carry their upstream ids, so plugin mode prints the block the plugin injects, "
+        "byte for byte, followed by one newline. A summary goes to standard error."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--project", required=True, help="the project identity (git:... or dir:...)"
+        )
+        parser.add_argument(
+            "--budget", type=int, help="the token budget, 500 to 20000 (default: the project's)"
+        )
+        parser.add_argument("--mode", choices=("plugin", "headers"), default="plugin")
+        parser.add_argument("--format", choices=("text", "json"), default="text")
+        parser.add_argument(
+            "--counter",
+            help=f"one of {', '.join(COUNTER_NAMES)} (default: claude, else the heuristic)",
+        )
+        parser.add_argument(
+            "--now", type=int, help="the time to assemble at, in epoch milliseconds (default: now)"
+        )
+        parser.add_argument("--tie-break", choices=("recent", "id"), default="recent")
+
+    def handle(self, *args, **options):
+        try:
+            project = Project.objects.get(identity=options["project"])
+        except Project.DoesNotExist:
+            raise CommandError(f"No project {options['project']!r}.") from None
+        try:
+            counter = choose_counter(options["counter"], fall_back=options["counter"] is None)
+        except (UnknownCounter, CounterUnavailable) as error:
+            raise CommandError(str(error)) from error
+        if counter.notice:
+            self.stderr.write(counter.notice)
+        budget = options["budget"] if options["budget"] is not None else project.injection_budget
+        at = options["now"] if options["now"] is not None else now_ms()
+        try:
+            preview = ledger_preview(
+                project,
+                budget=budget,
+                counter=counter,
+                now_ms=at,
+                modes=(options["mode"],),
+                tie_break=options["tie_break"],
+            )
+        except LedgerError as error:
+            raise CommandError(str(error)) from error
+        if preview.is_empty:
+            raise CommandError(f"Project {project.identity} has no memories: nothing to assemble.")
+        result = preview.results[options["mode"]]
+        if options["format"] == "json":
+            document = {"project": project.identity, "now_ms": at, **result.to_json()}
+            self.stdout.write(json.dumps(document, ensure_ascii=False, indent=2))
+        elif result.rendered:
+            self.stdout.write(result.rendered)
+        coverage = result.coverage
+        self.stderr.write(
+            f"{result.mode} mode, {counter.name} counter: {result.used_tokens} of {budget} tokens, "
+            f"{coverage.injected} of {coverage.eligible} eligible memories injected, "
+            f"{coverage.share:.0%} reachable."
+        )
