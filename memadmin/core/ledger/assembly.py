@@ -39,7 +39,7 @@ from .model import (
     TieBreak,
     TokenCounter,
 )
-from .ordering import ineligible_reason, selection_order
+from .ordering import ineligible_reason, partition, selection_order
 from .render import WRAPPER_TEXT, category_sort_key, category_tags_text, memory_lines, render_block
 
 
@@ -57,11 +57,13 @@ def _validate(budget: int, mode: str, tie_break: str) -> None:
 
 
 def _index_by_id(memories: list[LedgerMemory]) -> dict[int, LedgerMemory]:
-    by_id: dict[int, LedgerMemory] = {}
-    for memory in memories:
-        if memory.id in by_id:
-            raise LedgerError(f"Memory #{memory.id} is given twice; ids must be unique.")
-        by_id[memory.id] = memory
+    by_id = {memory.id: memory for memory in memories}
+    if len(by_id) < len(memories):
+        seen: set[int] = set()
+        for memory in memories:
+            if memory.id in seen:
+                raise LedgerError(f"Memory #{memory.id} is given twice; ids must be unique.")
+            seen.add(memory.id)
     return by_id
 
 
@@ -85,24 +87,20 @@ def assemble(
     by_id = _index_by_id(memories)
     index = CompositeIndex(composites, by_id)
 
-    candidates: list[LedgerMemory] = []
-    reasons = {}
-    for memory in memories:
-        reason = ineligible_reason(memory, now_ms)
-        if reason is None:
-            candidates.append(memory)
-        else:
-            reasons[memory.id] = reason
+    candidates, ineligible = partition(memories, now_ms)
     selection = selection_order(candidates, tie_break)
     details = index.eligible_details({memory.id for memory in candidates})
 
     if mode == "headers":
         roots = top_level([memory.id for memory in selection], details)
         competitors = [memory for memory in selection if memory.id in roots]
+        resting = [memory for memory in selection if memory.id not in roots]
         suffixes = {head: details_suffix(ids) for head, ids in details.items() if ids}
     else:
-        competitors = selection
-        suffixes = {}
+        competitors, resting, suffixes = selection, [], {}
+    reasons = {memory.id: ineligible_reason(memory, now_ms) for memory in ineligible}
+    resting += ineligible
+    resting.sort(key=attrgetter("id"))
 
     row = _row_maker(index, details)
     count = counter.count
@@ -115,9 +113,6 @@ def assemble(
             if not competitor.injected and competitor.memory_id in reachable:
                 competitor.reachable = True
 
-    competing = {memory.id for memory in competitors}
-    resting = [memory for memory in memories if memory.id not in competing]
-    resting.sort(key=attrgetter("id"))
     rows.extend(
         row(
             memory,
