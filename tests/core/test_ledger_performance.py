@@ -60,9 +60,10 @@ def big_store():
     return memories, composites
 
 
-def machine_allowance() -> float:
-    reference = min(timeit.repeat("sum(range(1_000_000))", number=1, repeat=5))
-    return ALLOWED_SECONDS * max(1.0, reference / REFERENCE_SECONDS)
+def machine_slowdown() -> float:
+    """Return how much slower than an ordinary machine this one runs right now."""
+    reference = min(timeit.repeat("sum(range(1_000_000))", number=1, repeat=3))
+    return max(1.0, reference / REFERENCE_SECONDS)
 
 
 @pytest.mark.parametrize("mode", ["plugin", "headers"])
@@ -72,14 +73,15 @@ def test_assembling_100000_candidates_takes_well_under_a_second(big_store, mode)
     counter = DictCounter()
 
     def assemble_once() -> float:
+        """Return the seconds one assembly takes, scaled to an ordinary machine."""
+        slowdown = machine_slowdown()
         started = time.perf_counter()
         result = assemble(
             memories, composites, budget=20000, counter=counter, mode=mode, now_ms=NOW
         )
         elapsed = time.perf_counter() - started
         assert len(result.rows) == CANDIDATES
-        return elapsed
+        return elapsed / slowdown
 
     assemble_once()  # warms the counter's cache
-    best = min(assemble_once() for _ in range(2))
-    assert best < machine_allowance()
+    assert min(assemble_once() for _ in range(2)) < ALLOWED_SECONDS
