@@ -67,3 +67,28 @@ def test_the_copy_button_appears_only_with_javascript(logged_in_page, live_serve
     page.goto(f"{live_server.url}/criteria/{project.pk}/prompts/tool/")
     assert page.locator("button.copy").is_visible()
     assert "category: one of OPS_RULES" in page.locator("#prompt-text").inner_text()
+
+
+def test_editing_works_without_javascript(browser, live_server, project, people):
+    """With JavaScript off, Edit opens the field on a fresh page and Save reloads the page."""
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "curator")
+    page.fill("#id_password", "correct horse battery staple")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/memories/**")
+    page.goto(f"{live_server.url}/criteria/{project.pk}/OPS_RULES/")
+    assert not page.locator("button.copy").is_visible()
+    page.click("#field-definition a.edit-field")
+    page.wait_for_url("**?edit=definition**")
+    page.fill("#field-definition textarea[name=definition]", NEW_DEFINITION)
+    page.click("#field-definition button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/criteria/{project.pk}/OPS_RULES/")
+    assert page.locator("#field-definition .criteria-text").inner_text() == NEW_DEFINITION
+    assert NEW_DEFINITION in page.locator("#historian-preview").inner_text()
+    assert page.locator(".messages", has_text="Saved.").is_visible()
+    page.click("#criteria-status button:has-text('Clear override')")
+    page.wait_for_url(f"{live_server.url}/criteria/{project.pk}/OPS_RULES/")
+    assert not category_by_name(project, "OPS_RULES").is_overridden
+    context.close()
