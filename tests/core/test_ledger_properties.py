@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memadmin.core.ledger import LedgerComposite, LedgerMemory, assemble
+from memadmin.core.ledger.ordering import selection_order
 from memadmin.core.ledger.render import memory_line, memory_lines
 
 NOW = 1_700_000_000_000
@@ -275,3 +276,36 @@ def test_bulk_and_single_lines_agree(store):
     assert memory_lines(memories, {}) == [
         memory_line(m.id, m.content, m.source_name) for m in memories
     ]
+
+
+huge = st.integers(min_value=-(2**70), max_value=2**70)
+
+
+@st.composite
+def wide_memories(draw):
+    """Draw candidates whose ids, times and importances are integers of any size and sign."""
+    ids = draw(st.lists(huge, unique=True, max_size=30))
+    return [
+        LedgerMemory(
+            id=memory_id,
+            category=draw(st.sampled_from(["A", "B"])),
+            content="",
+            status=draw(st.sampled_from(["active", "permanent"])),
+            importance=draw(st.none() | huge | st.sampled_from([-5, 0, 7])),
+            expires_at=None,
+            superseded_by=None,
+            last_seen_at=draw(st.none() | huge | st.sampled_from([-1, 0, 3])),
+            verified_at=draw(st.none() | huge | st.sampled_from([-1, 0, 3])),
+            updated_at=draw(huge | st.sampled_from([0, 1])),
+        )
+        for memory_id in ids
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(wide_memories(), st.sampled_from(["recent", "id"]))
+def test_selection_order_matches_upstreams_comparator_for_any_integers(memories, tie_break):
+    """The packed sort keys order exactly as the comparator does, whatever the magnitudes."""
+    expected = sorted(memories, key=lambda memory: (memory.category, -memory.updated_at, memory.id))
+    expected.sort(key=cmp_to_key(upstream_selection_compare(tie_break)))
+    assert selection_order(memories, tie_break) == expected
