@@ -12,9 +12,11 @@ detail ids as ``#id`` joined by ``, ``, then `` — ctx_memory get)``. Ids are d
 content before it is escaped, so the suffix parses unambiguously from the end of the line.
 It lists the header's direct details, those that are eligible, in composite order
 (composites by id, members by position), each once. A listed detail that is itself a
-header leads on to its own details when fetched: theme header -> category header ->
-details. A header with no eligible detail renders as a plain line. The suffix's tokens are
-part of the line's cost, counted exactly as the plugin counts a line.
+header (theme header -> category header -> details) leads on to its own details through
+the composite edges, the retrieval path Proposal 3 describes; coverage counts such details
+as reachable. (Upstream's ``ctx_memory get`` today returns the memories asked for and does
+not follow composites.) A header with no eligible detail renders as a plain line. The
+suffix's tokens are part of the line's cost, counted exactly as the plugin counts a line.
 """
 
 DETAILS_OPEN = " (details: "
