@@ -1,10 +1,12 @@
 from django.urls import path
 
-from . import views
+from . import stale_views, views
 
 app_name = "headermap"
 
 urlpatterns = [
     path("", views.index, name="index"),
     path("node/<int:pk>/", views.node_details, name="details"),
+    path("stale/", stale_views.stale_queue, name="stale"),
+    path("stale/<int:header_pk>/synced/", stale_views.stale_mark_synced, name="stale_synced"),
 ]

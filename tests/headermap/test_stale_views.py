@@ -1,0 +1,133 @@
+"""The stale-header queue, its navigation count, "mark synced", and `manage.py headers`."""
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from memadmin.headermap.models import HeaderSync
+
+from .stale_fixtures import T0, edit_build, make_release
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def release(project):
+    """A header over two steps, in sync."""
+    return make_release(project)
+
+
+@pytest.fixture
+def edited(release):
+    """The same, with one step edited after the header was made."""
+    return edit_build(release)
+
+
+def test_the_navigation_counts_stale_headers(client_as, edited):
+    """Every page shows the count next to Map, linking to the queue."""
+    body = client_as("viewer").get("/memories/").content.decode()
+    assert 'class="nav-count" href="/map/stale/"' in body
+    assert '>1<span class="visually-hidden"> stale header</span>' in body
+
+
+def test_no_count_when_nothing_is_stale(client_as, release):
+    """With every header in sync the navigation shows no count."""
+    body = client_as("viewer").get("/memories/").content.decode()
+    assert '<span id="stale-count"></span>' in body
+
+
+def test_the_queue_shows_what_changed(client_as, edited):
+    """Each stale header is listed with its changed details, the diff and who changed them."""
+    body = client_as("viewer").get("/map/stale/").content.decode()
+    assert "1 stale header" in body
+    assert "Release: build, then tag." in body
+    assert "<ins>-all</ins>" in body
+    assert "by historian: <em>the target was renamed</em>" in body
+    assert "never synced" in body
+
+
+def test_a_viewer_sees_no_sync_button(client_as, edited):
+    """Only editors are offered "Mark synced"."""
+    assert b"Mark synced" not in client_as("viewer").get("/map/stale/").content
+    assert b"Mark synced" in client_as("editor").get("/map/stale/").content
+
+
+def test_marking_synced_without_javascript_redirects_to_the_queue(client_as, edited):
+    """A plain post marks the header synced and comes back to an empty queue."""
+    client = client_as("editor")
+    response = client.post(f"/map/stale/{edited['header'].pk}/synced/", {"reason": "ok"})
+    assert response.status_code == 302 and response.url == "/map/stale/"
+    assert HeaderSync.objects.get().synced_by == "editor"
+    assert b"0 stale headers" in client.get("/map/stale/").content
+
+
+def test_marking_synced_over_htmx_swaps_the_card_and_the_count(client_as, edited):
+    """An htmx post gets the confirmation and the emptied count, out of band."""
+    response = client_as("editor").post(
+        f"/map/stale/{edited['header'].pk}/synced/", headers={"HX-Request": "true"}
+    )
+    body = response.content.decode()
+    assert "is marked synced" in body
+    assert '<span id="stale-count" hx-swap-oob="true"></span>' in body
+
+
+def test_a_viewer_cannot_mark_synced(client_as, edited):
+    """Marking synced needs the editor role."""
+    response = client_as("viewer").post(f"/map/stale/{edited['header'].pk}/synced/")
+    assert response.status_code == 403
+    assert not HeaderSync.objects.exists()
+
+
+def test_marking_a_non_header_is_refused(client_as, edited):
+    """A memory that heads nothing gets a clear refusal."""
+    response = client_as("editor").post(f"/map/stale/{edited['build'].pk}/synced/")
+    assert response.status_code == 400
+    assert b"heads no composite" in response.content
+
+
+def run(*args) -> str:
+    out = io.StringIO()
+    call_command("headers", *args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+def test_the_command_lists_stale_headers_as_json(edited):
+    """`headers stale --json` gives each stale header and its changed details."""
+    (entry,) = json.loads(run("stale", "--json"))
+    assert entry["id"] == edited["header"].display_id and entry["since"] == T0
+    (detail,) = entry["details"]
+    assert detail["before"] == "Build with make release."
+    assert detail["now"] == "Build with make release-all."
+    assert detail["versions"][0]["actor"] == "historian"
+
+
+def test_the_command_lists_stale_headers_as_text(edited):
+    """`headers stale` prints one tab-separated line per stale header."""
+    (line,) = run("stale").splitlines()
+    header = edited["header"]
+    assert line.split("\t")[:3] == [
+        f"#{header.display_id}",
+        header.project.identity,
+        f"#{edited['build'].display_id}",
+    ]
+
+
+def test_the_command_marks_synced_by_display_id(edited):
+    """`headers synced` takes the ids the agent sees."""
+    header = edited["header"]
+    run(
+        "synced", "--project", header.project.identity, str(header.display_id), "--actor", "dreamer"
+    )
+    assert HeaderSync.objects.get().synced_by == "dreamer"
+    assert json.loads(run("stale", "--json")) == []
+
+
+def test_the_command_refuses_unknown_ids_and_writes_nothing(edited):
+    """One bad id refuses them all."""
+    header = edited["header"]
+    with pytest.raises(CommandError, match="No memory #999999"):
+        run("synced", "--project", header.project.identity, str(header.display_id), "999999")
+    assert not HeaderSync.objects.exists()
