@@ -18,7 +18,7 @@ from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
 
 from . import selectors
-from .forms import CursorForm, MemberAddForm, MemberMoveForm, TypeForm
+from .forms import CursorForm, MemberAddForm, MemberMoveForm, TitleForm, TypeForm
 from .models import Composite
 from .services import (
     composite_cursor_advance,
@@ -27,6 +27,7 @@ from .services import (
     composite_member_add,
     composite_member_move,
     composite_member_remove,
+    composite_set_title,
     composite_set_type,
 )
 from .views import composite_context, load_composite
@@ -134,6 +135,23 @@ def type_change(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         return f"The composite is now a {form.cleaned_data['type']}."
 
     return _respond(request, pk, change)
+
+
+@require_POST
+@role_required("editor")
+def title_change(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Rename the composite (an empty title falls back to its type)."""
+
+    def rename(composite: Composite) -> str:
+        form = TitleForm(request.POST)
+        if not form.is_valid():
+            raise _form_errors(form)
+        composite_set_title(
+            composite=composite, title=form.cleaned_data["title"], actor=request.user
+        )
+        return "Title saved."
+
+    return _respond(request, pk, rename)
 
 
 @require_POST

@@ -98,3 +98,7 @@ def add_service_error(form: forms.Form, error: ValidationError) -> None:
         return
     for name, errors in error.error_dict.items():
         form.add_error(name if name in form.fields else None, errors)
+
+
+class TitleForm(forms.Form):
+    title = forms.CharField(required=False, max_length=200)

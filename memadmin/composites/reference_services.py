@@ -11,6 +11,7 @@ from memadmin.core.hashing import content_digest
 
 from .models import Composite, ReferenceSet
 from .positions import locked, member_rows
+from .services import refuse_archived_head
 
 NOTE_MAX_CHARS = 2000
 
@@ -38,6 +39,7 @@ def reference_set_freeze(
     if len(note) > NOTE_MAX_CHARS:
         raise ValidationError({"note": f"A note holds at most {NOTE_MAX_CHARS} characters."})
     composite = locked(composite)
+    refuse_archived_head(composite.head)
     rows = member_rows(composite)
     items = [_item(composite.head, "head")] + [_item(row.member, "member") for row in rows]
     frozen_at = at_ms if at_ms is not None else now_ms()

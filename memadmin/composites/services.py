@@ -24,7 +24,8 @@ from .positions import cursor_member_id, locked, member_ids, member_rows, settle
 TITLE_MAX_CHARS = 200
 
 
-def _refuse_archived_head(head: Memory) -> None:
+def refuse_archived_head(head: Memory) -> None:
+    """Refuse any change to a composite whose head is archived."""
     if head.status == Memory.Status.ARCHIVED:
         raise ValidationError(
             {
@@ -84,7 +85,7 @@ def composite_create(
     if len(title) > TITLE_MAX_CHARS:
         raise ValidationError({"title": f"A title holds at most {TITLE_MAX_CHARS} characters."})
     head = Memory.objects.select_for_update().get(pk=head.pk)
-    _refuse_archived_head(head)
+    refuse_archived_head(head)
     members = _fresh(members)
     composite = Composite(project_id=head.project_id, type=type, head=head, title=title.strip())
     _refuse_bad_members(composite, head, members)
@@ -115,7 +116,7 @@ def composite_set_type(*, composite: Composite, type: str, actor, reason: str = 
             {"type": f"A composite's type is one of: {', '.join(Composite.Type.values)}."}
         )
     composite = locked(composite)
-    _refuse_archived_head(composite.head)
+    refuse_archived_head(composite.head)
     old = composite.type
     if old == type:
         return composite
@@ -141,6 +142,7 @@ def composite_set_title(*, composite: Composite, title: str, actor, reason: str 
     if len(title) > TITLE_MAX_CHARS:
         raise ValidationError({"title": f"A title holds at most {TITLE_MAX_CHARS} characters."})
     composite = locked(composite)
+    refuse_archived_head(composite.head)
     old = composite.title
     if old == title:
         return composite
@@ -170,7 +172,7 @@ def composite_member_add(
     if not members:
         raise ValidationError({"member": "Choose at least one memory to add."})
     composite = locked(composite)
-    _refuse_archived_head(composite.head)
+    refuse_archived_head(composite.head)
     members = _fresh(members)
     _refuse_bad_members(composite, composite.head, members)
     rows = member_rows(composite)
@@ -207,7 +209,7 @@ def composite_member_remove(
 ) -> Composite:
     """Remove one member; the positions close up and the cursor stays on a member."""
     composite = locked(composite)
-    _refuse_archived_head(composite.head)
+    refuse_archived_head(composite.head)
     rows = member_rows(composite)
     index = next((i for i, row in enumerate(rows) if row.member_id == member.pk), None)
     if index is None:
@@ -235,7 +237,7 @@ def composite_member_move(
 ) -> Composite:
     """Move one member to `position` (0-based); the others shift to keep the order contiguous."""
     composite = locked(composite)
-    _refuse_archived_head(composite.head)
+    refuse_archived_head(composite.head)
     rows = member_rows(composite)
     index = next((i for i, row in enumerate(rows) if row.member_id == member.pk), None)
     if index is None:
@@ -262,6 +264,7 @@ def composite_member_move(
 
 
 def _refuse_cursor_on(composite: Composite, size: int) -> None:
+    refuse_archived_head(composite.head)
     if composite.type != Composite.Type.SEQUENCE:
         raise ValidationError(
             {"cursor": f"Only a sequence has a cursor; this composite is a {composite.type}."}

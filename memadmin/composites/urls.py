@@ -15,6 +15,7 @@ urlpatterns = [
     ),
     path("<int:pk>/members/<int:member_pk>/move/", edit_views.member_move, name="member_move"),
     path("<int:pk>/type/", edit_views.type_change, name="type"),
+    path("<int:pk>/title/", edit_views.title_change, name="title"),
     path("<int:pk>/cursor/", edit_views.cursor_move, name="cursor"),
     path("<int:pk>/freeze/", reference_views.freeze, name="freeze"),
     path("snapshots/<slug:ref>/", reference_views.snapshot_detail, name="snapshot"),

@@ -18,6 +18,7 @@ from .forms import (
     CursorForm,
     FreezeForm,
     MemberAddForm,
+    TitleForm,
     TypeForm,
     add_service_error,
 )
@@ -67,6 +68,7 @@ def composite_context(composite: Composite, **extra) -> dict:
         "head_archived": composite.head.status == Memory.Status.ARCHIVED,
         "add_form": MemberAddForm(),
         "type_form": TypeForm(initial={"type": composite.type}),
+        "title_form": TitleForm(initial={"title": composite.title}),
         "cursor_form": CursorForm(),
         "freeze_form": FreezeForm(),
         "reference_sets": selectors.reference_sets_of(composite),

@@ -5,6 +5,7 @@ from django.core.exceptions import ValidationError
 
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite, CompositeMember
+from memadmin.composites.reference_services import reference_set_freeze
 from memadmin.composites.services import (
     composite_create,
     composite_cursor_advance,
@@ -291,3 +292,22 @@ class TestCursor:
             composite_member_remove(composite=sequence, member=memory, actor="agent")
         sequence.refresh_from_db()
         assert sequence.cursor == 0
+
+
+def test_cursor_title_and_freeze_are_refused_under_an_archived_head(steps):
+    """Every change to a composite waits for its archived head to be restored."""
+    composite = composite_create(head=steps[0], type="sequence", members=steps[1:3], actor="agent")
+    memory_update(memory=steps[0], status="archived", actor="agent")
+    for change in (
+        lambda: composite_cursor_advance(composite=composite, actor="agent"),
+        lambda: composite_set_title(composite=composite, title="New", actor="agent"),
+        lambda: reference_set_freeze(composite=composite, actor="agent"),
+        lambda: composite_member_remove(composite=composite, member=steps[1], actor="agent"),
+        lambda: composite_member_move(
+            composite=composite, member=steps[1], position=1, actor="agent"
+        ),
+    ):
+        with pytest.raises(ValidationError, match="archived"):
+            change()
+    composite.refresh_from_db()
+    assert (composite.cursor, composite.title) == (0, "")

@@ -157,3 +157,12 @@ def test_snapshot_page_shows_drift(client_as, sequence, steps):
     memory_update(memory=steps[2], content="Changed since.", actor="agent")
     page = client_as("viewer").get(reverse("composites:snapshot", args=[snapshot.ref]))
     assert "drift-edited" in page.content.decode()
+
+
+def test_rename_and_change_type(client_as, sequence):
+    """The title and the type change from the composite's page."""
+    client = client_as("editor")
+    client.post(reverse("composites:title", args=[sequence.pk]), {"title": "Runbook"})
+    client.post(reverse("composites:type", args=[sequence.pk]), {"type": "theme"})
+    sequence.refresh_from_db()
+    assert (sequence.title, sequence.type) == ("Runbook", "theme")
