@@ -1,0 +1,126 @@
+"""The fragmentation page: preview a split of a long memory, adjust it, and apply it."""
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods
+
+from memadmin.accounts.roles import role_required
+from memadmin.core.fragments import Fragment, SplitError
+from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.memories.models import Memory
+
+from .counters import choose_counter
+from .fragment_forms import SPLIT_MODES, FragmentForm
+from .fragment_lines import adjusted_lines, fragments_at, line_of, offsets_of, proposed_lines
+from .fragment_services import memory_fragment
+
+
+def _numbers(values: list[str]) -> tuple[list[int], list[str]]:
+    numbers, problems = [], []
+    for value in values:
+        value = value.strip()
+        if not value:
+            continue
+        if value.isdigit():
+            numbers.append(int(value))
+        else:
+            problems.append(f"{value!r} is not a line number.")
+    return numbers, problems
+
+
+def _split(request: HtmxHttpRequest, text: str) -> dict:
+    """Return the split the request asks for: its mode, start lines, fragments and problems.
+
+    With no boundaries given (or "propose" asked, or the mode just changed) the proposal
+    for the mode is used; otherwise the submitted start lines, minus merged fragments,
+    plus the new one.
+    """
+    data = request.POST if request.method == "POST" else request.GET
+    by = data.get("by", "auto")
+    if by not in dict(SPLIT_MODES):
+        by = "auto"
+    starts, problems = _numbers(data.getlist("start"))
+    merged, merge_problems = _numbers(data.getlist("merge"))
+    split_at, split_problems = _numbers([data.get("split_at", "")])
+    problems += merge_problems + split_problems
+    reproposed = "propose" in data or (request.htmx and request.htmx.trigger_name == "by")
+    if reproposed or not ("start" in data or split_at):
+        lines = proposed_lines(text, by)
+    else:
+        lines = adjusted_lines(starts, merged=set(merged), split_at=(split_at or [None])[0])
+    fragments: list[Fragment] = []
+    if not problems:
+        try:
+            fragments = fragments_at(text, lines)
+        except SplitError as error:
+            problems.append(str(error))
+    return {"by": by, "lines": lines, "fragments": fragments, "problems": problems}
+
+
+def _preview(fragments: list[Fragment], text: str) -> list[dict]:
+    counter = choose_counter().counter
+    return [
+        {
+            "number": number,
+            "first_line": line_of(text, fragment.start),
+            "last_line": line_of(text, fragment.end - 1),
+            "text": fragment.text,
+            "tokens": counter.count(fragment.text),
+        }
+        for number, fragment in enumerate(fragments, start=1)
+    ]
+
+
+@require_http_methods(["GET", "POST"])
+@role_required("editor")
+def fragment(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
+    """Preview a split of the memory (GET) or apply it (POST).
+
+    An htmx request from the split controls gets only the split section back.
+    """
+    memory = get_object_or_404(Memory.objects.select_related("project"), pk=memory_pk)
+    split = _split(request, memory.content)
+    initial = {"header_category": memory.category}
+    if request.method == "POST":
+        form = FragmentForm(request.POST, project=memory.project, initial=initial)
+    else:
+        form = FragmentForm(project=memory.project, initial=initial)
+    if request.method == "POST" and form.is_valid() and not split["problems"]:
+        values = form.cleaned_data
+        try:
+            result = memory_fragment(
+                memory=memory,
+                boundaries=offsets_of(memory.content, split["lines"]),
+                composite_type=values["type"],
+                summary=values["summary"],
+                title=values["title"],
+                header_category=values["header_category"],
+                header_importance=values["header_importance"],
+                reason=values["reason"],
+                actor=request.user,
+            )
+        except ValidationError as error:
+            form.add_error(None, error.messages)
+        else:
+            messages.success(
+                request,
+                f"#{memory.display_id} is now {len(result.details)} details under this header; "
+                "the original is archived and linked below.",
+            )
+            return redirect("memories:detail", pk=result.header.pk)
+    refused = request.method == "POST" and (form.errors or split["problems"])
+    context = {
+        "memory": memory,
+        "form": form,
+        "split": split,
+        "preview": _preview(split["fragments"], memory.content),
+        "split_modes": SPLIT_MODES,
+        "text_lines": memory.content.split("\n"),
+        "archived": memory.status == Memory.Status.ARCHIVED,
+    }
+    template_name = "ledger/fragment.html"
+    if request.htmx and request.method == "GET":
+        template_name += "#split-section"
+    return render(request, template_name, context, status=400 if refused else 200)

@@ -1,0 +1,32 @@
+"""The fragments section of the memory page: `{% load ledger_tags %}{% memory_fragments memory %}`."""
+
+from django import template
+
+from memadmin.core.fragments import propose_split
+from memadmin.memories.models import Memory
+
+register = template.Library()
+
+LONG_MEMORY_CHARS = 280
+
+
+def is_long(memory: Memory) -> bool:
+    """Return True for a live memory long enough, and structured enough, to fragment."""
+    return (
+        memory.status != Memory.Status.ARCHIVED
+        and len(memory.content) >= LONG_MEMORY_CHARS
+        and len(propose_split(memory.content)) >= 2
+    )
+
+
+@register.inclusion_tag("ledger/includes/memory_fragments.html", takes_context=True)
+def memory_fragments(context, memory: Memory) -> dict:
+    """Render the original a header was fragmented from, and "Fragment" for a long memory."""
+    can = context.get("can", {})
+    return {
+        "memory": memory,
+        "originals": Memory.objects.filter(
+            superseded_by=memory, metadata__fragmented_into=memory.pk
+        ).only("id", "upstream_id", "content"),
+        "can_fragment": bool(can.get("edit")) and is_long(memory),
+    }

@@ -1,0 +1,138 @@
+"""The fragmentation page: preview, adjust, apply, and the memory page's links."""
+
+import pytest
+
+from memadmin.composites.models import Composite
+from memadmin.memories.models import Memory
+
+pytestmark = pytest.mark.django_db
+
+SOP = (
+    "Release SOP, the full procedure for shipping a version of the service to production.\n\n"
+    "1. Build with make release, after checking that the changelog names every change.\n"
+    "2. Tag with git tag vX and push the tag, so that the pipeline builds the images.\n"
+    "3. Announce it in #releases, with the changelog and the rollback instructions."
+)
+
+
+@pytest.fixture
+def long_memory(remember):
+    return remember(SOP)
+
+
+def url(memory):
+    return f"/ledger/fragment/{memory.pk}/"
+
+
+def test_the_page_previews_the_proposed_split(client_as, long_memory):
+    """The page proposes fragments, listing where each starts and its text."""
+    body = client_as("editor").get(url(long_memory)).content.decode()
+    assert body.count('name="start"') == 3
+    assert '<pre class="fragment-text">2. Tag with git tag vX' in body
+    assert "4 details" in body
+
+
+def test_merging_and_moving_refresh_the_preview_over_htmx(client_as, long_memory):
+    """Merging fragment 4 into 3 gives three details, in the split section alone."""
+    response = client_as("editor").get(
+        url(long_memory) + "?start=3&start=4&start=5&merge=4",
+        headers={"HX-Request": "true", "HX-Trigger-Name": "merge"},
+    )
+    body = response.content.decode()
+    assert body.lstrip().startswith('<div id="split-section"')
+    assert "3 details" in body
+    assert (
+        "2. Tag with git tag vX and push the tag, so that the pipeline builds the images.\n3."
+        in body
+    )
+
+
+def test_changing_the_mode_proposes_again(client_as, long_memory):
+    """Choosing another split mode replaces the boundaries with its proposal."""
+    response = client_as("editor").get(
+        url(long_memory) + "?by=paragraphs&start=4",
+        headers={"HX-Request": "true", "HX-Trigger-Name": "by"},
+    )
+    assert "2 details" in response.content.decode()
+
+
+def test_an_empty_fragment_is_refused_with_its_lines(client_as, long_memory):
+    """A boundary on a blank line gives a message naming the lines, and no preview."""
+    body = client_as("editor").get(url(long_memory) + "?start=2&start=3").content.decode()
+    assert "Fragment 2 (lines 2 to 2) would be empty: it holds only blank lines." in body
+    assert "fragment-text" not in body
+
+
+def test_applying_creates_the_header_and_goes_to_its_page(client_as, long_memory):
+    """Applying redirects to the header, whose page links the original text."""
+    client = client_as("editor")
+    response = client.post(
+        url(long_memory),
+        {
+            "start": ["3", "4", "5"],
+            "type": "sequence",
+            "summary": "Release SOP: build, tag, announce.",
+            "header_category": "OPS_RULES",
+            "header_importance": "90",
+        },
+    )
+    header = Memory.objects.get(content="Release SOP: build, tag, announce.")
+    assert response.status_code == 302 and response.url == f"/memories/{header.pk}/"
+    page = client.get(response.url).content.decode()
+    assert "This header was made by fragmenting" in page
+    assert f'href="/memories/{long_memory.pk}/"' in page
+    assert "1. Build with make release, after checking" in page
+    assert Composite.objects.get(head=header).members.count() == 4
+
+
+def test_applying_without_a_summary_is_refused_and_writes_nothing(client_as, long_memory):
+    """No summary: a message, status 400, the split kept as it was, nothing written."""
+    count = Memory.objects.count()
+    response = client_as("editor").post(
+        url(long_memory),
+        {
+            "start": ["3", "5"],
+            "type": "theme",
+            "header_category": "OPS_RULES",
+            "header_importance": "90",
+        },
+    )
+    body = response.content.decode()
+    assert response.status_code == 400
+    assert "Write the header&#x27;s summary" in body
+    assert body.count('name="start"') == 2
+    assert Memory.objects.count() == count
+
+
+def test_applying_an_empty_detail_is_refused_and_writes_nothing(client_as, long_memory):
+    """A split with an empty detail is refused on apply too."""
+    count = Memory.objects.count()
+    response = client_as("editor").post(
+        url(long_memory),
+        {
+            "start": ["2", "3"],
+            "type": "sequence",
+            "summary": "A summary.",
+            "header_category": "OPS_RULES",
+            "header_importance": "90",
+        },
+    )
+    assert response.status_code == 400
+    assert b"would be empty" in response.content
+    assert Memory.objects.count() == count
+
+
+def test_a_viewer_cannot_fragment(client_as, long_memory):
+    """Fragmenting needs the editor role."""
+    assert client_as("viewer").get(url(long_memory)).status_code == 403
+
+
+def test_the_memory_page_offers_fragmenting_a_long_memory(client_as, long_memory, remember):
+    """Editors see "Fragment it" on a long, structured memory, and not on a short one."""
+    client = client_as("editor")
+    assert url(long_memory).encode() in client.get(f"/memories/{long_memory.pk}/").content
+    short = remember("A short fact.")
+    assert b"/ledger/fragment/" not in client.get(f"/memories/{short.pk}/").content
+    assert (
+        b"/ledger/fragment/" not in client_as("viewer").get(f"/memories/{long_memory.pk}/").content
+    )
