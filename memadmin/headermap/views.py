@@ -20,6 +20,7 @@ from memadmin.memories.forms import ProjectChoiceForm
 from memadmin.memories.models import Project
 
 from .selectors import header_map
+from .stale_selectors import stale_header_ids
 from .tree import HeaderMap, MapNode
 
 MAX_OPEN = 200
@@ -39,14 +40,16 @@ class TreeItem:
     repeated: bool
     open_url: str
     details_url: str
+    stale: bool = False
 
 
 class _Urls:
     """Build the links of one project's map, keeping the nodes already open."""
 
-    def __init__(self, project: Project, open_ids: set[int]):
+    def __init__(self, project: Project, open_ids: set[int], stale_ids: set[int] = frozenset()):
         self.project = project
         self.open_ids = open_ids
+        self.stale_ids = stale_ids
 
     def page(self, open_ids) -> str:
         query = [("project", self.project.pk)] + [("open", i) for i in sorted(open_ids)]
@@ -73,6 +76,7 @@ def _items(
                 repeated=repeated,
                 open_url=urls.page(urls.open_ids | set(path)),
                 details_url=urls.details(path),
+                stale=node.id in urls.stale_ids,
             )
         )
     return items
@@ -97,7 +101,7 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
     """Show the project's map: top headers, the nodes opened in `?open=`, unreached memories."""
     project = _project(request)
     tree = header_map(project)
-    urls = _Urls(project, set(_ids(request.GET.getlist("open"))))
+    urls = _Urls(project, set(_ids(request.GET.getlist("open"))), set(stale_header_ids(project)))
     unreached = tree.unreached()
     groups = [
         (category, list(memories))
@@ -136,7 +140,9 @@ def node_details(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if pk not in tree.memories:
         raise Http404("That memory is not live in this project.")
     urls = _Urls(project, set(path))
-    items = _items(tree, tree.details(pk), path, _Urls(project, set()))
+    items = _items(
+        tree, tree.details(pk), path, _Urls(project, set(), set(stale_header_ids(project)))
+    )
     for item in items:
         item.open_url = urls.page(set(item.path))
     return render(request, "headermap/index.html#details", {"items": items})

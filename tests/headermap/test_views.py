@@ -3,6 +3,8 @@
 import pytest
 from django.urls import reverse
 
+from memadmin.memories.services import memory_update
+
 pytestmark = pytest.mark.django_db
 
 
@@ -87,3 +89,14 @@ def test_the_map_reads_in_constant_queries(
     opened = [m.pk for m in two_layers.values()]
     with django_assert_max_num_queries(12):
         client.get(reverse("headermap:index"), {"project": project.pk, "open": opened})
+
+
+def test_a_header_whose_details_changed_is_marked_stale(client_as, two_layers, project):
+    """A detail edited after its header was written marks the header stale on the map."""
+    memory_update(memory=two_layers["ops"], content="ops, rewritten.", actor="agent")
+    body = (
+        client_as("viewer")
+        .get(reverse("headermap:index"), {"project": project.pk})
+        .content.decode()
+    )
+    assert 'class="badge stale"' in body
