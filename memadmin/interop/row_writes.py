@@ -1,52 +1,149 @@
 """Write many rows fast, for the sync's bulk paths.
 
-Django's `bulk_update` builds one CASE expression per field with one branch per row, which
-SQLite evaluates branch by branch: a hundred thousand rows take minutes. One prepared
-``UPDATE ... WHERE pk = ?`` run through `executemany` takes seconds on SQLite and
-PostgreSQL alike. Values are prepared by each field, exactly as `save()` would.
+A sync may write a hundred thousand memories and as many history versions. Django's
+`bulk_create` spends most of that time compiling each value through the ORM, and its
+`bulk_update` builds CASE expressions SQLite evaluates branch by branch (minutes for such a
+batch). Here rows are plain dicts keyed by column attribute, and each statement is one
+prepared INSERT or UPDATE run through `executemany`: seconds, on SQLite and PostgreSQL
+alike. Values that need converting (JSON, datetimes) are prepared by their field, as
+`save()` would prepare them; plain numbers and text go as they are.
 
 Only the sync services call this, inside their transaction, and they write the history
-rows and audit events of every row they change themselves.
+versions and audit events of every row they change themselves.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 
-BATCH_SIZE = 2000
+BATCH_SIZE = 5000
+
+# Fields whose Python value is already what both database drivers take.
+_PLAIN_FIELDS = (
+    models.AutoField,
+    models.BigAutoField,
+    models.BigIntegerField,
+    models.BooleanField,
+    models.CharField,
+    models.ForeignKey,
+    models.IntegerField,
+    models.PositiveIntegerField,
+    models.PositiveSmallIntegerField,
+    models.TextField,
+)
+
+
+def _converter(field: models.Field) -> Callable[[object], object] | None:
+    """Return how a value of ``field`` is prepared for the database, or None when as is.
+
+    A run of rows often repeats one value (the history date): it is prepared once.
+    """
+    if type(field) in _PLAIN_FIELDS:
+        return None
+    database = connections[DEFAULT_DB_ALIAS]
+    last: list = [object(), None]
+    # SQLite holds JSON as text: the empty list or object most rows hold needs no encoder.
+    text_json = database.vendor == "sqlite" and isinstance(field, models.JSONField)
+
+    def convert(value: object) -> object:
+        if text_json and not value and type(value) in (list, dict):
+            return "[]" if type(value) is list else "{}"
+        if value is not last[0]:
+            last[0], last[1] = value, field.get_db_prep_save(value, database)
+        return last[1]
+
+    return convert
+
+
+def _prepared(fields: Sequence[models.Field], rows: Sequence[Mapping], extra: Sequence[str] = ()):
+    """Return each row's values in ``fields`` order (then ``extra`` attributes), prepared."""
+    attnames = [field.attname for field in fields] + list(extra)
+    converters = [_converter(field) for field in fields] + [None] * len(extra)
+    converted = [(index, convert) for index, convert in enumerate(converters) if convert]
+    prepared = []
+    for row in rows:
+        values = [row[name] for name in attnames]
+        for index, convert in converted:
+            values[index] = convert(values[index])
+        prepared.append(values)
+    return prepared
+
+
+def _run(sql: str, params: list, on_batch: Callable[[int], None] | None) -> None:
+    with connection.cursor() as cursor:
+        for start in range(0, len(params), BATCH_SIZE):
+            batch = params[start : start + BATCH_SIZE]
+            cursor.executemany(sql, batch)
+            if on_batch is not None:
+                on_batch(len(batch))
+
+
+def rows_insert(
+    model: type[models.Model],
+    rows: Sequence[Mapping],
+    *,
+    on_batch: Callable[[int], None] | None = None,
+) -> None:
+    """Insert ``rows`` (dicts holding every concrete field's attname) into the model's table.
+
+    An auto primary key missing from the rows is left to the database.
+    """
+    if not rows:
+        return
+    fields = [
+        field
+        for field in model._meta.concrete_fields
+        if not (field.primary_key and field.attname not in rows[0])
+    ]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(field.column) for field in fields)
+    placeholders = ", ".join(["%s"] * len(fields))
+    sql = f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({placeholders})"
+    _run(sql, _prepared(fields, rows), on_batch)
 
 
 def rows_update(
     model: type[models.Model],
-    objects: Sequence[models.Model],
+    rows: Sequence[Mapping],
     field_names: Sequence[str],
     *,
     on_batch: Callable[[int], None] | None = None,
 ) -> None:
-    """Write ``field_names`` of every object to its row, by primary key.
-
-    ``on_batch`` is called with the number of rows written after each batch.
-    """
-    if not objects:
+    """Write the fields named in ``field_names`` of each row (a dict with its "id") by key."""
+    if not rows:
         return
     fields = [model._meta.get_field(name) for name in field_names]
     quote = connection.ops.quote_name
     assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
-    pk_column = quote(model._meta.pk.column)
-    sql = f"UPDATE {quote(model._meta.db_table)} SET {assignments} WHERE {pk_column} = %s"
+    pk = model._meta.pk
+    sql = f"UPDATE {quote(model._meta.db_table)} SET {assignments} WHERE {quote(pk.column)} = %s"
+    _run(sql, _prepared(fields, rows, extra=[pk.attname]), on_batch)
+
+
+def reserve_pks(model: type[models.Model], count: int) -> list[int]:
+    """Return ``count`` new primary keys for the model's table, for rows inserted with them.
+
+    PostgreSQL draws them from the table's sequence. SQLite gives the keys above every key
+    the table has held; the sync's transaction holds SQLite's write lock from its start
+    (`BEGIN IMMEDIATE`), so no other writer can take them meanwhile.
+    """
+    if count <= 0:
+        return []
+    table = model._meta.db_table
+    column = model._meta.pk.column
     with connection.cursor() as cursor:
-        for start in range(0, len(objects), BATCH_SIZE):
-            batch = objects[start : start + BATCH_SIZE]
-            cursor.executemany(
-                sql,
-                [
-                    [
-                        field.get_db_prep_save(getattr(obj, field.attname), connection)
-                        for field in fields
-                    ]
-                    + [obj.pk]
-                    for obj in batch
-                ],
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+                [table, column, count],
             )
-            if on_batch is not None:
-                on_batch(len(batch))
+            return [row[0] for row in cursor.fetchall()]
+        if connection.vendor != "sqlite":
+            raise NotImplementedError(f"no key reservation for {connection.vendor}")
+        quote = connection.ops.quote_name
+        cursor.execute(f"SELECT max({quote(column)}) FROM {quote(table)}")
+        highest = cursor.fetchone()[0] or 0
+        cursor.execute("SELECT seq FROM sqlite_sequence WHERE name = %s", [table])
+        row = cursor.fetchone()
+        start = max(highest, row[0] if row else 0) + 1
+        return list(range(start, start + count))

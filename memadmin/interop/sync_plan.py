@@ -171,18 +171,30 @@ def upstream_values(memory: UpstreamMemory, references: tuple) -> tuple:
 
 def row_problems(memory: UpstreamMemory) -> list[RowProblem]:
     """Return what keeps a row the reader accepted from becoming a memadmin memory."""
+    content, digest, category = memory.content, memory.normalized_hash, memory.category
+    session = memory.source_session_id
+    if (
+        content
+        and not content.isspace()
+        and (digest is None or _MD5_HEX.fullmatch(digest))
+        and 0 < len(category) <= CATEGORY_MAX
+        and (session is None or len(session) <= SESSION_ID_MAX)
+        and (memory.seen_count or 0) >= 0
+        and (memory.retrieval_count or 0) >= 0
+    ):
+        return []
     problems = []
 
     def problem(column: str, text: str) -> None:
         problems.append(RowProblem("memories", memory.id, column, text))
 
-    if not memory.content.strip():
+    if not content or content.isspace():
         problem("content", "is empty; a memory needs some text")
-    if memory.normalized_hash is not None and not _MD5_HEX.fullmatch(memory.normalized_hash):
-        problem("normalized_hash", f"{memory.normalized_hash[:40]!r} is not an MD5 hex digest")
-    if not memory.category or len(memory.category) > CATEGORY_MAX:
-        problem("category", f"{memory.category[:60]!r} is not 1 to {CATEGORY_MAX} characters")
-    if memory.source_session_id and len(memory.source_session_id) > SESSION_ID_MAX:
+    if digest is not None and not _MD5_HEX.fullmatch(digest):
+        problem("normalized_hash", f"{digest[:40]!r} is not an MD5 hex digest")
+    if not 0 < len(category) <= CATEGORY_MAX:
+        problem("category", f"{category[:60]!r} is not 1 to {CATEGORY_MAX} characters")
+    if session is not None and len(session) > SESSION_ID_MAX:
         problem("source_session_id", f"is longer than {SESSION_ID_MAX} characters")
     for column in ("seen_count", "retrieval_count"):
         value = getattr(memory, column)
@@ -345,14 +357,14 @@ def _wanted_values(
 ) -> dict[int, tuple]:
     """Return each upstream row's values; record rows memadmin cannot hold as problems."""
     wanted = {}
-    bad_identities: set[str] = set()
+    checked: set[str] = set()
     for memory in memories:
         plan.problems += row_problems(memory)
         identity = memory.project_path
-        if identity not in bad_identities:
+        if identity not in checked:
+            checked.add(identity)
             problem = identity_problem(identity, memory.id)
             if problem is not None:
-                bad_identities.add(identity)
                 plan.problems.append(problem)
         wanted[memory.id] = upstream_values(memory, references.from_upstream(memory, plan.warnings))
     return wanted

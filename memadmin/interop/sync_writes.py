@@ -1,22 +1,23 @@
 """Apply a sync plan: projects, memories with one history version each, audit events, sessions.
 
 Runs inside the sync's transaction and `acting` block (`sync_services`). Memories are
-written on the bulk paths, and each row written gets exactly one history version in its
-final state, stamped with the actor ("import") and a reason:
+written on the bulk paths of `row_writes` (a hundred thousand rows must take seconds), and
+each row written gets exactly one history version, in its final state, stamped with the
+actor ("import") and a reason, the same rows simple-history's own bulk path writes:
 
 1. rows whose (category, normalized_hash) moves take a placeholder hash first, so rows
    that trade contents never collide on the unique constraint mid-way;
-2. new rows are created, then given their references (which may name rows created with
-   them), then their history;
-3. changed, adopted and returning rows are updated, then their history;
-4. rows gone from the store get `upstream_gone_at`, then their history.
+2. new rows get their keys first, so every reference (`superseded_by`, `merged_from`),
+   even to a row created with them, is written with the row itself;
+3. changed, adopted and returning rows are updated;
+4. rows gone from the store get `upstream_gone_at`.
 
 Audit events: one per changed or gone memory, and one summary per project touched.
 """
 
 from collections.abc import Callable, Iterable
 
-from simple_history.utils import get_history_manager_for_model
+from django.utils import timezone
 
 from memadmin.audit.actors import Actor
 from memadmin.audit.models import AuditEvent
@@ -27,7 +28,7 @@ from memadmin.memories.services import project_create
 from memadmin.taxonomy.services import pack_install
 
 from .models import UpstreamProject, UpstreamSession, UpstreamStore
-from .row_writes import BATCH_SIZE, rows_update
+from .row_writes import BATCH_SIZE, reserve_pks, rows_insert, rows_update
 from .sync_plan import (
     ADOPTED,
     BACK,
@@ -36,7 +37,6 @@ from .sync_plan import (
     PROJECT,
     SUPERSEDED,
     VALUE_NAMES,
-    Existing,
     SyncPlan,
     Update,
 )
@@ -79,9 +79,9 @@ class SyncWriter:
         self.pk_of_upstream = {upstream: pk for pk, upstream in upstream_of_pk.items()}
         self.project_pks: dict[str, int] = {}
         self.projects_by_identity: dict[str, Project] = {}
-        self.updated: list[Memory] = []
-        self.gone: list[Memory] = []
-        self.history = get_history_manager_for_model(Memory)
+        self.updated: list[dict] = []
+        self.gone: list[dict] = []
+        self.reasons = {update.pk: _reason(update) for update in plan.updates}
         self.history_attrs = {"history_actor": actor.label, "history_actor_kind": actor.kind}
         self.total = len(plan.creates) + len(plan.updates) + len(plan.gone)
         self.done = 0
@@ -126,33 +126,44 @@ class SyncWriter:
         moving = [update for update in self.plan.updates if update.key_changes]
         rows_update(
             Memory,
-            [Memory(pk=update.pk, normalized_hash=f"~{update.pk}") for update in moving],
+            [{"id": u.pk, "normalized_hash": f"~{u.pk}"} for u in moving],
             ["normalized_hash"],
         )
-        created = self._create()
+        pks = reserve_pks(Memory, len(self.plan.creates))
+        for pk, (upstream_id, _) in zip(pks, self.plan.creates, strict=True):
+            self.pk_of_upstream[upstream_id] = pk
         for update in self.plan.updates:
             self.pk_of_upstream[update.upstream_id] = update.pk
-        self._reference_created(created)
-        self._history(created, update=False, reason="new in the store (context.db sync)")
-        self.updated = [self._updated(update) for update in self.plan.updates]
+        created = [
+            self._row(values, upstream_id, pk)
+            for pk, (upstream_id, values) in zip(pks, self.plan.creates, strict=True)
+        ]
+        # Every reference is known before the insert: rows go in with them, in key order,
+        # and the database checks the foreign keys at commit.
+        rows_insert(Memory, created, on_batch=self._step)
+        self._history(created, "+", "new in the store (context.db sync)")
+        self.updated = [self._row(u.new, u.upstream_id, u.pk) for u in self.plan.updates]
         rows_update(Memory, self.updated, UPDATED_FIELDS, on_batch=self._step)
-        self._history(self.updated, update=True, reason="changed in the store")
-        self.gone = [self._gone(row) for row in self.plan.gone]
+        self._history(self.updated, "~", "")
+        self.gone = [self._row(row.values, row.upstream_id, row.pk) for row in self.plan.gone]
+        for row in self.gone:
+            row["upstream_gone_at"] = self.now
         rows_update(Memory, self.gone, ["upstream_gone_at"], on_batch=self._step)
-        self._history(self.gone, update=True, reason="gone from the store (context.db sync)")
+        self._history(self.gone, "~", "gone from the store (context.db sync)")
 
     def _step(self, count: int) -> None:
         self.done += count
         self.progress("write", self.done, self.total)
 
-    def _memory(self, values: tuple, upstream_id: int | None, pk: int | None = None) -> Memory:
-        memory = Memory(
-            pk=pk,
-            project_id=self.project_pks[values[PROJECT]],
-            upstream_id=upstream_id,
-            **dict(zip(FIELDS, values[1:SUPERSEDED], strict=True)),
-        )
-        return memory
+    def _row(self, values: tuple, upstream_id: int | None, pk: int) -> dict:
+        """Return a memory row as a dict of column attributes, references as keys."""
+        row = dict(zip(FIELDS, values[1:SUPERSEDED], strict=True))
+        row["id"] = pk
+        row["project_id"] = self.project_pks[values[PROJECT]]
+        row["upstream_id"] = upstream_id
+        row["superseded_by_id"] = self._pk(values[SUPERSEDED])
+        row["merged_from"] = [self._pk(reference) for reference in values[MERGED]]
+        return row
 
     def _pk(self, reference: object) -> int | None:
         """Return the primary key a reference (an upstream id or a ("pk", pk) marker) names."""
@@ -162,70 +173,39 @@ class SyncWriter:
             return reference[1]
         return self.pk_of_upstream[reference]
 
-    def _with_references(self, memory: Memory, values: tuple) -> Memory:
-        memory.superseded_by_id = self._pk(values[SUPERSEDED])
-        memory.merged_from = [self._pk(reference) for reference in values[MERGED]]
-        return memory
-
-    def _create(self) -> list[Memory]:
-        created = [self._memory(values, upstream_id) for upstream_id, values in self.plan.creates]
-        for start in range(0, len(created), BATCH_SIZE):
-            batch = created[start : start + BATCH_SIZE]
-            Memory.objects.bulk_create(batch, batch_size=BATCH_SIZE)
-            self._step(len(batch))
-        for memory in created:
-            self.pk_of_upstream[memory.upstream_id] = memory.pk
-        return created
-
-    def _reference_created(self, created: list[Memory]) -> None:
-        """Point new rows at their successors and merge sources, now that all have keys."""
-        referring = []
-        for memory, (_, values) in zip(created, self.plan.creates, strict=True):
-            if values[SUPERSEDED] is not None or values[MERGED]:
-                referring.append(self._with_references(memory, values))
-        rows_update(Memory, referring, ["superseded_by", "merged_from"])
-
-    def _updated(self, update: Update) -> Memory:
-        memory = self._with_references(
-            self._memory(update.new, update.upstream_id, pk=update.pk), update.new
-        )
-        if update.kind == ADOPTED:
-            memory._change_reason = f"matched to row #{update.upstream_id} of the store (same text)"
-        elif update.kind == BACK:
-            memory._change_reason = "back in the store (context.db sync)"
-        else:
-            fields = ", ".join(update.changed_fields)
-            memory._change_reason = f"changed in the store: {fields} (context.db sync)"
-        return memory
-
-    def _gone(self, row: Existing) -> Memory:
-        memory = self._with_references(
-            self._memory(row.values, row.upstream_id, pk=row.pk), row.values
-        )
-        memory.upstream_gone_at = self.now
-        return memory
-
-    def _history(self, memories: list[Memory], *, update: bool, reason: str) -> None:
-        for start in range(0, len(memories), BATCH_SIZE):
-            self.history.bulk_history_create(
-                memories[start : start + BATCH_SIZE],
-                batch_size=BATCH_SIZE,
-                update=update,
-                default_change_reason=reason,
-                custom_historical_attrs=self.history_attrs,
-            )
+    def _history(self, rows: list[dict], history_type: str, reason: str) -> None:
+        """Write one history version per row, as simple-history's bulk path would."""
+        if not rows:
+            return
+        fixed = {
+            "history_date": timezone.now(),
+            "history_type": history_type,
+            "history_user_id": self.actor.user_id,
+            **self.history_attrs,
+        }
+        reasons = self.reasons if not reason else {}
+        versions = [
+            {**row, **fixed, "history_change_reason": reasons.get(row["id"], reason)}
+            for row in rows
+        ]
+        rows_insert(Memory.history.model, versions)
 
     # --- audit
 
     def audit(self) -> None:
         """Record one event per changed or gone memory and one summary per project touched."""
         events = [
-            self._event(memory, ACTIONS[update.kind], _changes(update))
-            for memory, update in zip(self.updated, self.plan.updates, strict=True)
+            self._event(row, ACTIONS[update.kind], _changes(update), self.reasons[update.pk])
+            for row, update in zip(self.updated, self.plan.updates, strict=True)
         ]
         events += [
-            self._event(memory, ACTIONS["gone"], {"upstream_gone_at": [None, self.now]})
-            for memory in self.gone
+            self._event(
+                row,
+                ACTIONS["gone"],
+                {"upstream_gone_at": [None, self.now]},
+                "gone from the store (context.db sync)",
+            )
+            for row in self.gone
         ]
         AuditEvent.objects.bulk_create(events, batch_size=BATCH_SIZE)
         for identity, counts in sorted(self.plan.counts.items()):
@@ -238,7 +218,8 @@ class SyncWriter:
                     changes={**counts.as_dict(), "store": self.store.store_uuid},
                 )
 
-    def _event(self, memory: Memory, action: str, changes: dict) -> AuditEvent:
+    def _event(self, row: dict, action: str, changes: dict, reason: str) -> AuditEvent:
+        memory = Memory(**row)
         return AuditEvent(
             actor_label=self.actor.label,
             actor_kind=self.actor.kind,
@@ -250,7 +231,7 @@ class SyncWriter:
             object_repr=str(memory)[:200],
             category=memory.category,
             changes=changes,
-            reason=getattr(memory, "_change_reason", ""),
+            reason=reason,
         )
 
     # --- sessions
@@ -298,6 +279,15 @@ class SyncWriter:
         UpstreamSession.objects.filter(pk__in=[row.pk for row in existing.values()]).delete()
         rows.update(seen_at=self.now)
         return len(scoped)
+
+
+def _reason(update: Update) -> str:
+    """Return the change reason recorded on an updated memory's version."""
+    if update.kind == ADOPTED:
+        return f"matched to row #{update.upstream_id} of the store (same text)"
+    if update.kind == BACK:
+        return "back in the store (context.db sync)"
+    return f"changed in the store: {', '.join(update.changed_fields)} (context.db sync)"
 
 
 def _changes(update: Update) -> dict:
