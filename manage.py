@@ -7,7 +7,7 @@ import sys
 
 def main() -> None:
     """Run administrative tasks."""
-    if sys.version_info < (3, 12):
+    if sys.version_info < (3, 12):  # noqa: UP036  (a clear message on an older python3)
         sys.exit(
             f"memadmin needs Python 3.12 or newer; this is {sys.version.split()[0]}. "
             "Use .venv/bin/python (made by .ci/setup)."
