@@ -174,3 +174,22 @@ def test_limit_keeps_the_newest(make_memory):
         memory_update(memory=memory, actor="agent", content=text)
     entries = memory_timeline(memory, limit=2)
     assert [entry.diff[-1].text for entry in entries] == ["v4", "v3"]
+
+
+def test_the_number_of_queries_does_not_grow_with_the_history(make_memory, people):
+    """Ten edits and five composites cost the same queries as one of each."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries_for(edits: int, composites: int) -> int:
+        memory = make_memory(f"Text {edits} {composites}.")
+        for n in range(edits):
+            memory_update(memory=memory, actor="agent", content=f"Text {n} of {edits}.")
+        for n in range(composites):
+            head = make_memory(f"Head {n} of {composites} for {memory.pk}.")
+            composite_create(head=head, type="theme", actor="agent", members=[memory])
+        with CaptureQueriesContext(connection) as captured:
+            memory_timeline(memory)
+        return len(captured)
+
+    assert queries_for(10, 5) == queries_for(1, 1)
