@@ -19,6 +19,7 @@ from memadmin.audit.actors import as_actor
 from memadmin.audit.context import acting
 from memadmin.core.clock import now_ms
 from memadmin.core.contextdb import RowProblem, StoreError, inspect_store, read_store
+from memadmin.core.contextdb.opening import DEFAULT_TIMEOUT_SECONDS
 from memadmin.core.packs import PackError, PackNotFoundError, PackSpec
 from memadmin.memories.models import Memory, Project
 from memadmin.taxonomy.selectors import category_names
@@ -108,21 +109,23 @@ def context_db_sync(
     pack: str | None = DEFAULT_PACK,
     reason: str = "",
     progress: Progress | None = None,
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
 ) -> SyncRun:
     """Bring the memories and sessions of a store into memadmin; return the run's summary.
 
     ``project`` limits the sync to one project identity. A project the store holds and
     memadmin does not is created, with ``pack`` installed (none when ``pack`` is None).
     Raise SyncRefused, having written nothing but the refused run's record, when the file
-    is not a readable store or any row cannot be imported as it is.
+    is not a readable store or any row cannot be imported as it is. ``timeout`` is how
+    long to wait for a store another process holds locked.
     """
     path = Path(path)
     report = progress or _silent
     run = _Run(path=path, project=project, actor=actor)
     report("read", 0, 1)
     try:
-        info = inspect_store(path)
-        read = read_store(path)
+        info = inspect_store(path, timeout=timeout)
+        read = read_store(path, timeout=timeout)
     except StoreError as error:
         raise run.refuse([str(error)]) from error
     report("read", 1, 1)

@@ -1,0 +1,50 @@
+"""Fixtures for the interop tests: real upstream-shaped stores on disk, and their digests."""
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from tests.upstream_store import OTHER_PROJECT, PROJECT, build_store, make_row, make_session
+
+
+def sha256(path: Path) -> str:
+    """Return the SHA-256 of a file's bytes ("" when it does not exist)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
+
+
+def side_file(path: Path, suffix: str) -> Path:
+    """Return the path of a store's ``-wal`` or ``-shm`` file."""
+    return path.with_name(path.name + suffix)
+
+
+def rows_for(count: int, **overrides) -> list[dict]:
+    """Return ``count`` distinct rows of the main project (ids 1..count once inserted)."""
+    return [
+        make_row(content=f"Fact {n}: the release script is scripts/release.sh.", **overrides)
+        for n in range(1, count + 1)
+    ]
+
+
+@pytest.fixture
+def store(tmp_path):
+    """Return a factory building an upstream-shaped store; the newer column set by default."""
+
+    def make(rows=None, sessions=None, name="context.db", **options) -> Path:
+        if rows is None:
+            rows = [
+                *rows_for(4),
+                make_row(content="Deploys need the VPN.", category="CONSTRAINTS"),
+                make_row(content="Tabs are for tables only.", project_path=OTHER_PROJECT),
+            ]
+        if sessions is None:
+            sessions = [
+                make_session(),
+                make_session(session_id="ses_old", system_prompt_hash="0ld"),
+            ]
+        return build_store(tmp_path / name, rows=rows, sessions=sessions, **options)
+
+    return make
+
+
+__all__ = ["OTHER_PROJECT", "PROJECT", "rows_for", "sha256", "side_file"]
