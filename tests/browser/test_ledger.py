@@ -1,0 +1,82 @@
+"""The ledger page in a browser: moving the budget changes the ledger in place."""
+
+import re
+
+import pytest
+
+from memadmin.composites.services import composite_create
+from memadmin.memories.services import memory_create
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def store(project):
+    """Twenty memories of about 30 tokens each, three of them under a header."""
+    memories = [
+        memory_create(
+            project=project,
+            category="OPS_RULES" if n % 2 else "ENV_STATE",
+            content=f"Memory {n:02d}: " + "a fact worth keeping in the agent's context " * 2,
+            importance=90 - n,
+            actor="historian",
+        )
+        for n in range(20)
+    ]
+    composite_create(head=memories[0], type="sequence", members=memories[1:4], actor="agent")
+    return project
+
+
+def heading(page) -> str:
+    return page.locator("#ledger-preview h2").first.inner_text()
+
+
+def test_moving_the_budget_changes_the_ledger(logged_in_page, live_server, store):
+    """The slider and the number box each redraw the preview, and keep each other in step."""
+    page = logged_in_page("viewer")
+    page.goto(f"{live_server.url}/ledger/{store.pk}/?counter=heuristic")
+    page.evaluate("window.__marker = 'still here'")
+    assert re.search(r"20 memories injected", heading(page))
+
+    page.fill("#budget-range", "600")
+    page.locator("#ledger-preview h2", has_text="of 600 tokens").wait_for()
+    assert page.input_value("#budget-number") == "600"
+    small = int(re.search(r"(\d+) memor", heading(page)).group(1))
+    assert 0 < small < 20
+    assert page.locator("#ledger-preview tr.left-out").count() > 0
+
+    page.fill("#budget-number", "20000")
+    page.locator("#ledger-preview h2", has_text="of 20000 tokens").wait_for()
+    assert page.input_value("#budget-range") == "20000"
+    assert "20 memories injected" in heading(page)
+    assert page.evaluate("window.__marker") == "still here"  # swapped in place, no reload
+    assert "budget=20000" in page.url
+
+
+def test_switching_to_headers_mode_shows_lazy_details(logged_in_page, live_server, store):
+    """Headers mode leaves details out as lazy, and the header lists them."""
+    page = logged_in_page("viewer")
+    page.goto(f"{live_server.url}/ledger/{store.pk}/?counter=heuristic")
+    page.select_option("#id_mode", "headers")
+    page.locator("#ledger-preview .ledger-mode", has_text="headers").wait_for()
+    page.select_option("#id_reason", "lazy detail")
+    page.locator("#ledger-preview .count", has_text="3 rows").wait_for()
+    assert "(details: " in page.locator("#ledger-rendered").inner_text()
+
+
+def test_the_budget_works_without_javascript(browser, live_server, store, people):
+    """With JavaScript off, the form loads a whole page at the budget typed in."""
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "viewer")
+    page.fill("#id_password", "correct horse battery staple")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/memories/**")
+    page.goto(f"{live_server.url}/ledger/{store.pk}/?counter=heuristic")
+    page.fill("#budget-number", "700")
+    page.click("#ledger-form button[type=submit]")
+    page.wait_for_url("**budget=700**")
+    assert "of 700 tokens" in heading(page)
+    assert page.input_value("#budget-range") == "700"
+    context.close()
