@@ -12,22 +12,30 @@ class DateInput(forms.DateInput):
 
 
 class EventFilterForm(forms.Form):
-    """The audit log's filters; every field is optional."""
+    """The audit log's filters; every field is optional.
 
-    actor = forms.ChoiceField(required=False)
+    Actor, category and kind of change are offered as the values the log holds, yet any
+    value is accepted: a link to "role changes" is valid before the first one happens.
+    """
+
+    actor = forms.CharField(required=False, max_length=150, widget=forms.Select)
     project = forms.ModelChoiceField(
         queryset=Project.objects.order_by("name"), required=False, empty_label="All projects"
     )
-    category = forms.ChoiceField(required=False)
-    action = forms.ChoiceField(required=False, label="Kind of change")
+    category = forms.CharField(required=False, max_length=40, widget=forms.Select)
+    action = forms.CharField(
+        required=False, max_length=40, widget=forms.Select, label="Kind of change"
+    )
     since = forms.DateField(required=False, widget=DateInput, label="From")
     until = forms.DateField(required=False, widget=DateInput, label="To")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["actor"].choices = _choices("Anyone", selectors.event_actors())
-        self.fields["category"].choices = _choices("Any category", selectors.event_categories())
-        self.fields["action"].choices = _choices("Any change", selectors.event_actions())
+        self.fields["actor"].widget.choices = _choices("Anyone", selectors.event_actors())
+        self.fields["category"].widget.choices = _choices(
+            "Any category", selectors.event_categories()
+        )
+        self.fields["action"].widget.choices = _choices("Any change", selectors.event_actions())
 
     def clean(self):
         data = super().clean()

@@ -340,3 +340,10 @@ def test_history_of_a_category_that_never_existed_is_not_found(client_as, projec
     """A category name the project never had is 404."""
     response = client_as("viewer").get(reverse("audit:criteria_history", args=[project.pk, "NOPE"]))
     assert response.status_code == 404
+
+
+def test_a_filter_on_a_change_that_never_happened_is_an_empty_log(client_as, edited_memory):
+    """Filtering on a kind of change the log does not hold yet shows no change, not an error."""
+    response = client_as("viewer").get(reverse("audit:index"), {"action": "role_changed"})
+    assert response.status_code == 200
+    assert response.context["page"].paginator.count == 0
