@@ -8,15 +8,20 @@ is read from the details' simple-history versions, whose `updated_at` is on the 
 
 from dataclasses import dataclass, field
 
+from django.core.cache import cache
+from django.db import connection
 from django.db.models import F, IntegerField, QuerySet
 from django.db.models.functions import Coalesce
 
-from memadmin.composites.models import CompositeMember
+from memadmin.composites.models import Composite, CompositeMember
 from memadmin.core.worddiff import DiffOp, word_diff
 from memadmin.memories.models import Memory, Project
 
+from .models import HeaderSync
+
 LIVE = (Memory.Status.ACTIVE, Memory.Status.PERMANENT)
 COMPARED_FIELDS = ("category", "status", "importance")
+COUNT_CACHE_KEY = "memadmin:stale-header-count"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +83,45 @@ def _stale_members(project: Project | None = None) -> QuerySet[CompositeMember]:
     return members.filter(member__updated_at__gt=F("since"))
 
 
-def stale_header_count() -> int:
-    """Return how many headers are stale, across every project, in one query."""
+def count_stale_headers() -> int:
+    """Return how many headers are stale, across every project (one query over every member)."""
     return _stale_members().values("composite__head_id").distinct().count()
+
+
+def store_fingerprint() -> tuple:
+    """Return a value that changes whenever anything staleness depends on changes (one query).
+
+    Memories, composites and their members are audited models: every write adds a
+    simple-history row, so the newest history id of each moves on every change (a
+    QuerySet.update() outside a service is not allowed on them). Syncs are counted and
+    summed. Each part reads one end of a primary-key index, or the small HeaderSync table.
+    """
+    quote = connection.ops.quote_name
+    parts = [
+        f"(SELECT MAX(history_id) FROM {quote(model.history.model._meta.db_table)})"
+        for model in (Memory, Composite, CompositeMember)
+    ]
+    syncs = quote(HeaderSync._meta.db_table)
+    parts.append(f"(SELECT COUNT(*) FROM {syncs})")
+    parts.append(f"(SELECT SUM(synced_at) FROM {syncs})")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join(parts))
+        return tuple(cursor.fetchone())
+
+
+def stale_header_count() -> int:
+    """Return how many headers are stale, across every project, for the navigation.
+
+    One cheap query while nothing changed: the count is kept in the cache with the store's
+    fingerprint, and counted again (one more query) only when the fingerprint moved.
+    """
+    fingerprint = store_fingerprint()
+    cached = cache.get(COUNT_CACHE_KEY)
+    if cached is not None and cached[0] == fingerprint:
+        return cached[1]
+    count = count_stale_headers()
+    cache.set(COUNT_CACHE_KEY, (fingerprint, count), timeout=None)
+    return count
 
 
 def stale_header_ids(project: Project | None = None) -> list[int]:

@@ -108,15 +108,35 @@ def _json_array(values: list[str]) -> RawSQL:
     return RawSQL("SELECT value FROM json_each(%s)", [payload])
 
 
-def digests_of(texts: Iterable[str]) -> list[str]:
+def digests_of(texts: Iterable[str]) -> dict[str, str]:
     """Return the content digest of each text that has one (a lone surrogate has none)."""
-    digests = []
+    digests = {}
     for text in texts:
         try:
-            digests.append(content_digest(text))
+            digests[text] = content_digest(text)
         except UnicodeEncodeError:
             continue
     return digests
+
+
+class PreloadedCounter(CachedCounter):
+    """A CachedCounter that also remembers counts by text, so no text is hashed twice.
+
+    An assembly asks for the same lines in both modes; the stored counts were read by
+    digest once, and are then looked up by the text itself.
+    """
+
+    def __init__(self, counter: TokenCounter, cache: StoredCounts, by_text: dict[str, int]):
+        """Wrap `counter` over `cache`, knowing the counts in `by_text` already."""
+        super().__init__(counter, cache)
+        self.by_text = by_text
+
+    def count(self, text: str) -> int:
+        """Return the count of `text`: known by text, else cached by digest, else counted."""
+        count = self.by_text.get(text)
+        if count is None:
+            count = self.by_text[text] = super().count(text)
+        return count
 
 
 def counts_for(counter: TokenCounter, texts: Iterable[str]) -> tuple[CachedCounter, StoredCounts]:
@@ -125,8 +145,15 @@ def counts_for(counter: TokenCounter, texts: Iterable[str]) -> tuple[CachedCount
     Call `store.save()` after counting to keep what was counted anew.
     """
     store = StoredCounts(counter.name)
-    store.load(digests_of(texts))
-    return CachedCounter(counter, store), store
+    digests = digests_of(texts)
+    store.load(digests.values())
+    prefix = f"{counter.name}:"
+    by_text = {}
+    for text, digest in digests.items():
+        count = store.get(prefix + digest)
+        if count is not None:
+            by_text[text] = count
+    return PreloadedCounter(counter, store, by_text), store
 
 
 def ledger_texts(

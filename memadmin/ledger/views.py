@@ -18,6 +18,7 @@ from .forms import LedgerForm
 from .selectors import LedgerPreview, ledger_preview, ledger_projects
 
 ROWS_PER_PAGE = 100
+EXCERPT_CHARS = 90
 BUDGET_CONTROLS = ("range", "number")  # in page order, as a form sends them
 
 
@@ -116,12 +117,16 @@ def _preview_context(form: LedgerForm, project: Project, query) -> dict:
         ),
         "page": page,
         "rows": [
-            (row, by_id[row.memory_id], preview.inputs.pk_of[row.memory_id])
+            (row, _excerpt(by_id[row.memory_id].content), preview.inputs.pk_of[row.memory_id])
             for row in page.object_list
         ],
         "row_count": len(rows),
         "query": query.urlencode(),
     }
+
+
+def _excerpt(text: str) -> str:
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
 
 
 @require_GET

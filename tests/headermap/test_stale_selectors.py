@@ -1,6 +1,7 @@
 """Stale headers: which headers a detail change makes stale, what changed, and syncing."""
 
 import pytest
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -14,6 +15,12 @@ from memadmin.memories.services import memory_create, memory_update
 from .stale_fixtures import T0, edit_build, make_release
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Each test counts afresh: rolled-back tests reuse ids, so fingerprints can repeat."""
+    cache.clear()
 
 
 @pytest.fixture
@@ -86,14 +93,29 @@ def test_an_archived_header_is_never_stale(edited):
     assert stale_header_count() == 0
 
 
-def test_the_count_is_one_query_and_the_queue_four(edited):
-    """The navigation count costs one query; the queue four, whatever their size."""
-    with CaptureQueriesContext(connection) as count_queries:
-        stale_header_count()
-    with CaptureQueriesContext(connection) as queue_queries:
+def test_the_count_is_one_query_while_nothing_changes(edited):
+    """The navigation count costs one query once counted, until the store changes."""
+    with CaptureQueriesContext(connection) as first:
+        assert stale_header_count() == 1
+    with CaptureQueriesContext(connection) as again:
+        assert stale_header_count() == 1
+    assert len(first) == 2 and len(again) == 1
+
+
+def test_the_count_follows_every_change(edited):
+    """A sync, then a detail change, each show in the very next count."""
+    assert stale_header_count() == 1
+    header_mark_synced(header=edited["header"], actor="dreamer", at_ms=T0 + 120_000)
+    assert stale_header_count() == 0
+    memory_update(memory=edited["tag"], importance=70, actor="agent", at_ms=T0 + 180_000)
+    assert stale_header_count() == 1
+
+
+def test_the_queue_is_four_queries(edited):
+    """The queue reads memberships, headers, details and versions, whatever their number."""
+    with CaptureQueriesContext(connection) as queries:
         stale_headers()
-    assert len(count_queries) == 1
-    assert len(queue_queries) == 4
+    assert len(queries) == 4
 
 
 def test_stale_ids_filter_by_project(edited, mc_project):

@@ -4,6 +4,7 @@ import io
 import json
 
 import pytest
+from django.core.cache import cache
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
@@ -12,6 +13,12 @@ from memadmin.headermap.models import HeaderSync
 from .stale_fixtures import T0, edit_build, make_release
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Each test counts afresh: rolled-back tests reuse ids, so fingerprints can repeat."""
+    cache.clear()
 
 
 @pytest.fixture
