@@ -1,0 +1,161 @@
+"""Measure the benchmark store: ledger assembly with a cold and a warm count cache, and pages.
+
+Assembly is timed end to end as a page does it: read the stored counts (one query),
+assemble, write the counts made anew. Pages are timed through Django's test client, server
+side, with the queries each one makes.
+"""
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from memadmin.core.clock import now_ms
+from memadmin.core.ledger import BUDGET_DEFAULT, LedgerResult, assemble
+from memadmin.ledger.count_cache import counts_for, ledger_texts
+from memadmin.ledger.counters import CounterChoice
+from memadmin.ledger.models import TokenCount
+from memadmin.ledger.selectors import LedgerInputs, ledger_inputs
+
+from .store import PASSWORD, USERNAME, BenchStore
+
+REPEATS = 5
+
+
+@dataclass(frozen=True)
+class AssemblyFigure:
+    """One timed assembly: its size, mode and cache state, and where the time went."""
+
+    memories: int
+    eligible: int
+    mode: str
+    cache: str
+    total_ms: float
+    read_ms: float
+    assemble_ms: float
+    write_ms: float
+    counted: int
+
+
+@dataclass(frozen=True)
+class PageFigure:
+    """One page: how many memories stand behind it, its median server time and its queries."""
+
+    name: str
+    memories: int
+    median_ms: float
+    queries: int
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000
+
+
+def combined(first: LedgerInputs, second: LedgerInputs) -> LedgerInputs:
+    """Return both projects' inputs as one store (the benchmark gives no upstream ids)."""
+    return LedgerInputs(
+        memories=first.memories + second.memories,
+        composites=first.composites + second.composites,
+        pk_of={**first.pk_of, **second.pk_of},
+    )
+
+
+def time_assembly(
+    inputs: LedgerInputs, *, counter: CounterChoice, mode: str, cache: str
+) -> AssemblyFigure:
+    """Time one assembly at the default budget; a cold cache is emptied first."""
+    if cache == "cold":
+        TokenCount.objects.all().delete()
+    at = now_ms()
+    start = time.perf_counter()
+    texts = ledger_texts(inputs.memories, inputs.composites, now_ms=at)
+    cached, store = counts_for(counter.counter, texts)
+    read_ms = _ms(start)
+    began = time.perf_counter()
+    result: LedgerResult = assemble(
+        inputs.memories,
+        inputs.composites,
+        budget=BUDGET_DEFAULT,
+        counter=cached,
+        mode=mode,
+        now_ms=at,
+    )
+    assemble_ms = _ms(began)
+    written = time.perf_counter()
+    counted = store.save()
+    write_ms = _ms(written)
+    return AssemblyFigure(
+        memories=len(inputs.memories),
+        eligible=result.coverage.eligible,
+        mode=mode,
+        cache=cache,
+        total_ms=_ms(start),
+        read_ms=read_ms,
+        assemble_ms=assemble_ms,
+        write_ms=write_ms,
+        counted=counted,
+    )
+
+
+def assembly_figures(
+    store: BenchStore, counter: CounterChoice, progress: Callable[[str], None]
+) -> list[AssemblyFigure]:
+    """Time both modes, cold then warm, for the small project and for the whole store."""
+    small = ledger_inputs(store.small)
+    whole = combined(small, ledger_inputs(store.large))
+    figures = []
+    for inputs in (small, whole):
+        for mode in ("plugin", "headers"):
+            for cache in ("cold", "warm"):
+                progress(
+                    f"assembling {len(inputs.memories):,} memories, {mode} mode, {cache} cache"
+                )
+                figures.append(time_assembly(inputs, counter=counter, mode=mode, cache=cache))
+    return figures
+
+
+def time_page(client: Client, url: str) -> tuple[float, int]:
+    """Return the median server time of a page over REPEATS requests, and its query count."""
+    response = client.get(url)  # fills caches, as a reader's first visit would
+    if response.status_code != 200:
+        raise RuntimeError(f"{url} answered {response.status_code}")
+    times = []
+    queries = 0
+    for _ in range(REPEATS):
+        with CaptureQueriesContext(connection) as captured:
+            start = time.perf_counter()
+            client.get(url)
+            times.append(_ms(start))
+        queries = len(captured)
+    return statistics.median(times), queries
+
+
+def page_figures(
+    store: BenchStore, counter: CounterChoice, progress: Callable[[str], None]
+) -> list[PageFigure]:
+    """Time the memory list, the map and the ledger page for both projects."""
+    client = Client()
+    if not client.login(username=USERNAME, password=PASSWORD):
+        raise RuntimeError("the benchmark reader could not log in")
+    small, large = store.small, store.large
+    small_count = small.memories.count()
+    large_count = large.memories.count()
+    pages = [
+        ("memory list, every project", "/memories/", store.memories),
+        ("memory list, small project", f"/memories/?project={small.pk}", small_count),
+        ("memory list, large project", f"/memories/?project={large.pk}", large_count),
+        ("map, small project", f"/map/?project={small.pk}", small_count),
+        ("map, large project", f"/map/?project={large.pk}", large_count),
+        ("ledger, small project", f"/ledger/{small.pk}/?counter={counter.name}", small_count),
+        ("ledger, large project", f"/ledger/{large.pk}/?counter={counter.name}", large_count),
+    ]
+    figures = []
+    for name, url, memories in pages:
+        progress(f"timing {name}")
+        median_ms, queries = time_page(client, url)
+        figures.append(PageFigure(name, memories, median_ms, queries))
+    return figures

@@ -1,0 +1,121 @@
+"""`manage.py benchmark`: build a large store in a temporary database and print figures.
+
+The command starts itself again in a child process whose database is a fresh SQLite file in
+a temporary folder (MEMADMIN_VAR_DIR), so the real database is never opened; the folder is
+removed afterwards unless --keep is given.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from memadmin.ledger.benchmark.figures import assembly_figures, page_figures
+from memadmin.ledger.benchmark.report import print_report
+from memadmin.ledger.benchmark.store import build_store
+from memadmin.ledger.counters import choose_counter
+
+INSIDE_ENV = "MEMADMIN_BENCHMARK_DIR"
+
+
+class Command(BaseCommand):
+    help = (
+        "Build a store of 100,000 memories and 10,000 composites in a temporary SQLite "
+        "database and print the ledger's assembly times (2,000 and 100,000 candidates, both "
+        "modes, cold and warm count cache) and the server time and queries of the memory "
+        "list, map and ledger pages. The real database is never touched."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--memories", type=int, default=100_000)
+        parser.add_argument("--composites", type=int, default=10_000)
+        parser.add_argument(
+            "--small", type=int, default=2_000, help="memories of the small project"
+        )
+        parser.add_argument("--keep", action="store_true", help="keep the temporary database")
+        parser.add_argument(
+            "--inside",
+            action="store_true",
+            help=f"(internal) run in the temporary database; needs {INSIDE_ENV}",
+        )
+
+    def handle(self, *args, **options):
+        if options["inside"]:
+            self._inside(options)
+        else:
+            self._outside(options)
+
+    def _outside(self, options) -> None:
+        folder = Path(tempfile.mkdtemp(prefix="memadmin-benchmark-"))
+        (folder / "staticfiles").mkdir()  # STATIC_ROOT: WhiteNoise warns when it is missing
+        environment = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+        environment.update(
+            {
+                "MEMADMIN_VAR_DIR": str(folder),
+                INSIDE_ENV: str(folder),
+                "DJANGO_SETTINGS_MODULE": "memadmin.settings.local",
+                "DJANGO_DEBUG": "0",
+            }
+        )
+        command = [
+            sys.executable,
+            str(Path(settings.BASE_DIR) / "manage.py"),
+            "benchmark",
+            "--inside",
+            f"--memories={options['memories']}",
+            f"--composites={options['composites']}",
+            f"--small={options['small']}",
+        ]
+        try:
+            finished = subprocess.run(command, env=environment, check=False)
+        finally:
+            if options["keep"]:
+                self.stderr.write(f"The benchmark database is kept in {folder}.")
+            else:
+                shutil.rmtree(folder, ignore_errors=True)
+        if finished.returncode != 0:
+            raise CommandError(f"The benchmark failed (exit status {finished.returncode}).")
+
+    def _inside(self, options) -> None:
+        folder = os.environ.get(INSIDE_ENV)
+        database = settings.DATABASES["default"]
+        if (
+            not folder
+            or database["ENGINE"] != "django.db.backends.sqlite3"
+            or not Path(database["NAME"]).resolve().is_relative_to(Path(folder).resolve())
+        ):
+            raise CommandError(
+                "--inside runs only in the temporary database `manage.py benchmark` makes."
+            )
+
+        def progress(message: str) -> None:
+            self.stderr.write(f"  {message}…")
+
+        progress("creating the temporary database")
+        call_command("migrate", verbosity=0)
+        started = time.perf_counter()
+        store = build_store(
+            memories=options["memories"],
+            composites=options["composites"],
+            small=options["small"],
+            progress=progress,
+        )
+        built = time.perf_counter() - started
+        counter = choose_counter()
+        write = self.stdout.write
+        write(
+            f"memadmin benchmark: {store.memories:,} memories and {store.composites:,} "
+            f"composites in a temporary SQLite database, built in {built:.0f} s."
+        )
+        write(f"Token counter: {counter.name}.{' ' + counter.notice if counter.notice else ''}")
+        write("")
+        assembly = assembly_figures(store, counter, progress)
+        pages = page_figures(store, counter, progress)
+        print_report(write, assembly, pages)
