@@ -1,0 +1,55 @@
+"""The benchmark's store and report, at a tiny size (its timings are printed, never tested)."""
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from memadmin.composites.models import Composite, CompositeMember
+from memadmin.core.tokens import HeuristicCounter
+from memadmin.ledger.benchmark.figures import assembly_figures, page_figures
+from memadmin.ledger.benchmark.report import print_report
+from memadmin.ledger.benchmark.store import build_store
+from memadmin.ledger.counters import CounterChoice
+from memadmin.memories.models import Memory
+
+pytestmark = pytest.mark.django_db
+
+
+def quiet(message: str) -> None:
+    """Swallow progress messages."""
+
+
+def test_the_store_has_the_sizes_asked_for_and_the_services_shapes():
+    """Memories and composites as asked; members contiguous, never a head among its own."""
+    store = build_store(memories=300, composites=20, small=60, progress=quiet)
+    assert Memory.objects.count() == 300
+    assert store.small.memories.count() == 60
+    assert Composite.objects.count() == 20
+    for composite in Composite.objects.prefetch_related("members"):
+        positions = sorted(member.position for member in composite.members.all())
+        assert positions == list(range(len(positions)))
+        assert composite.head_id not in {m.member_id for m in composite.members.all()}
+        assert composite.head.status != "archived"
+    assert Memory.history.count() == 300 and CompositeMember.history.exists()
+
+
+def test_the_report_lists_every_figure_and_target():
+    """Both sizes, both modes, both cache states, every page, and a verdict per target."""
+    store = build_store(memories=300, composites=20, small=60, progress=quiet)
+    counter = CounterChoice(HeuristicCounter())
+    assembly = assembly_figures(store, counter, quiet)
+    pages = page_figures(store, counter, quiet)
+    lines: list[str] = []
+    print_report(lines.append, assembly, pages)
+    text = "\n".join(lines)
+    assert len(assembly) == 8 and {f.memories for f in assembly} == {60, 300}
+    assert all(f.counted == 0 for f in assembly if f.cache == "warm")
+    assert "ledger, small project" in text and "map, large project" in text
+    assert "query counts the same for the small and the large project on every page: met" in text
+
+
+def test_the_inner_run_refuses_the_real_database(monkeypatch):
+    """`--inside` runs only in the temporary database the outer command made."""
+    monkeypatch.delenv("MEMADMIN_BENCHMARK_DIR", raising=False)
+    with pytest.raises(CommandError, match="only in the temporary database"):
+        call_command("benchmark", "--inside")
