@@ -94,18 +94,6 @@ def memory_composites(memory: Memory) -> dict:
     return {"headed": headed, "member_of": memberships}
 
 
-def composites_touching(memory_ids) -> QuerySet[Composite]:
-    """Return the composites headed by, or having as a member, any of these memories."""
-    return Composite.objects.filter(
-        Q(head_id__in=memory_ids) | Q(members__member_id__in=memory_ids)
-    ).distinct()
-
-
-def composite_choices(project) -> QuerySet[Composite]:
-    """Return a project's composites with their heads, for a picker."""
-    return Composite.objects.filter(project=project).select_related("head").order_by("pk")
-
-
 def reference_sets_of(composite: Composite) -> QuerySet[ReferenceSet]:
     """Return the snapshots taken of a composite, newest first."""
     return ReferenceSet.objects.filter(composite=composite).order_by("-frozen_at", "-id")
