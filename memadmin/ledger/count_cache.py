@@ -3,7 +3,8 @@
 `counts_for(counter, texts)` reads every count a ledger needs in one query and hands back
 a `CachedCounter` over them; counts it has to make are written in bulk by `save()`.
 `ledger_texts(...)` names the texts an assembly will count, so the read can happen before
-the assembly starts rather than text by text during it.
+the assembly starts rather than text by text during it. A process also remembers the
+counts it has read or made, by text, so a page shown again reads none.
 """
 
 import json
@@ -120,10 +121,10 @@ def digests_of(texts: Iterable[str]) -> dict[str, str]:
 
 
 class PreloadedCounter(CachedCounter):
-    """A CachedCounter that also remembers counts by text, so no text is hashed twice.
+    """A CachedCounter that first looks a text up by the text itself, so none is hashed twice.
 
-    An assembly asks for the same lines in both modes; the stored counts were read by
-    digest once, and are then looked up by the text itself.
+    `by_text` is this process's memory of counts (see `remembered`): an assembly asks for
+    the same lines in both modes, and a server process for the same lines on every view.
     """
 
     def __init__(self, counter: TokenCounter, cache: StoredCounts, by_text: dict[str, int]):
@@ -139,20 +140,44 @@ class PreloadedCounter(CachedCounter):
         return count
 
 
-def counts_for(counter: TokenCounter, texts: Iterable[str]) -> tuple[CachedCounter, StoredCounts]:
-    """Return a counter that answers from the stored counts of these texts, and its store.
+REMEMBERED_LIMIT = 300_000  # texts per counter kept in a process: some 100 MB at worst
+_remembered: dict[str, dict[str, int]] = {}
 
-    Call `store.save()` after counting to keep what was counted anew.
+
+def remembered(counter_name: str) -> dict[str, int]:
+    """Return this process's counts by text for the counter, emptied when it grows too big.
+
+    A count never changes for a given counter and text, so what a process once read or
+    counted stays true; only its size is bounded.
+    """
+    counts = _remembered.setdefault(counter_name, {})
+    if len(counts) > REMEMBERED_LIMIT:
+        counts.clear()
+    return counts
+
+
+def forget_counts() -> None:
+    """Empty this process's memory of counts (the database keeps them)."""
+    _remembered.clear()
+
+
+def counts_for(counter: TokenCounter, texts: Iterable[str]) -> tuple[CachedCounter, StoredCounts]:
+    """Return a counter that knows the counts of these texts, and its store.
+
+    Counts this process already knows cost nothing; the others are read from the database
+    in one query (none when every count is known). Call `store.save()` after counting to
+    keep what was counted anew.
     """
     store = StoredCounts(counter.name)
-    digests = digests_of(texts)
-    store.load(digests.values())
-    prefix = f"{counter.name}:"
-    by_text = {}
-    for text, digest in digests.items():
-        count = store.get(prefix + digest)
-        if count is not None:
-            by_text[text] = count
+    by_text = remembered(counter.name)
+    digests = digests_of(text for text in texts if text not in by_text)
+    if digests:
+        store.load(digests.values())
+        prefix = f"{counter.name}:"
+        for text, digest in digests.items():
+            count = store.get(prefix + digest)
+            if count is not None:
+                by_text[text] = count
     return PreloadedCounter(counter, store, by_text), store
 
 

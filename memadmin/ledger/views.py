@@ -17,7 +17,7 @@ from .counters import choose_counter
 from .forms import LedgerForm
 from .selectors import LedgerPreview, ledger_preview, ledger_projects
 
-ROWS_PER_PAGE = 100
+ROWS_PER_PAGE = 50
 EXCERPT_CHARS = 90
 BUDGET_CONTROLS = ("range", "number")  # in page order, as a form sends them
 

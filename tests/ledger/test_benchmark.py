@@ -42,8 +42,8 @@ def test_the_report_lists_every_figure_and_target():
     lines: list[str] = []
     print_report(lines.append, assembly, pages)
     text = "\n".join(lines)
-    assert len(assembly) == 8 and {f.memories for f in assembly} == {60, 300}
-    assert all(f.counted == 0 for f in assembly if f.cache == "warm")
+    assert len(assembly) == 12 and {f.memories for f in assembly} == {60, 300}
+    assert all(f.counted == 0 for f in assembly if f.cache != "cold")
     assert "ledger, small project" in text and "map, large project" in text
     assert "query counts the same for the small and the large project on every page: met" in text
 

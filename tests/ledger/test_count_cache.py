@@ -6,7 +6,7 @@ from django.test.utils import CaptureQueriesContext
 
 from memadmin.core.hashing import content_digest
 from memadmin.core.tokens import HeuristicCounter
-from memadmin.ledger.count_cache import StoredCounts, counts_for, ledger_texts
+from memadmin.ledger.count_cache import StoredCounts, counts_for, forget_counts, ledger_texts
 from memadmin.ledger.counters import CounterChoice
 from memadmin.ledger.models import TokenCount
 from memadmin.ledger.selectors import ledger_inputs, ledger_preview
@@ -40,10 +40,26 @@ def test_counts_are_loaded_in_one_query_and_saved_in_bulk():
     assert [cold.count(text) for text in texts] == [HEURISTIC.count(text) for text in texts]
     assert store.save() == 50
     assert TokenCount.objects.filter(counter="heuristic").count() == 50
-    warm, warm_store = counts_for(HEURISTIC, texts)
-    assert len(warm_store) == 50
+    forget_counts()  # a new process
+    with CaptureQueriesContext(connection) as queries:
+        warm, warm_store = counts_for(HEURISTIC, texts)
+    assert len(queries) == 1 and len(warm_store) == 50
     assert [warm.count(text) for text in texts] == [HEURISTIC.count(text) for text in texts]
     assert warm_store.unsaved == 0
+
+
+def test_a_process_reads_no_count_it_already_knows():
+    """Counts read or made once are remembered by text: no query the next time."""
+    texts = ["one text", "another text"]
+    cached, store = counts_for(HEURISTIC, texts)
+    for text in texts:
+        cached.count(text)
+    store.save()
+    with CaptureQueriesContext(connection) as queries:
+        again, again_store = counts_for(HEURISTIC, texts)
+    assert len(queries) == 0
+    assert [again.count(text) for text in texts] == [HEURISTIC.count(text) for text in texts]
+    assert again_store.unsaved == 0
 
 
 def test_a_stored_count_is_what_the_counter_answers():
@@ -84,15 +100,19 @@ def test_the_predicted_texts_are_every_text_an_assembly_counts(project, sop):
     recorder = RecordingCounter()
     ledger_preview(project, budget=4000, counter=CounterChoice(recorder), now_ms=NOW)
     assert set(recorder.texts) <= ledger_texts(inputs.memories, inputs.composites, now_ms=NOW)
+    forget_counts()
     again = RecordingCounter()
     preview = ledger_preview(project, budget=4000, counter=CounterChoice(again), now_ms=NOW)
     assert again.texts == [] and preview.counted == 0
 
 
 def test_a_warm_preview_reads_counts_in_one_query(project, sop):
-    """Memories, composites and counts: four queries, with or without a cold cache."""
+    """Memories, composites and counts: four queries in a new process, three after."""
     counter = CounterChoice(HEURISTIC)
     ledger_preview(project, budget=4000, counter=counter, now_ms=NOW)
-    with CaptureQueriesContext(connection) as queries:
+    forget_counts()
+    with CaptureQueriesContext(connection) as new_process:
         ledger_preview(project, budget=4000, counter=counter, now_ms=NOW)
-    assert len(queries) == 4
+    with CaptureQueriesContext(connection) as same_process:
+        ledger_preview(project, budget=4000, counter=counter, now_ms=NOW)
+    assert len(new_process) == 4 and len(same_process) == 3

@@ -16,7 +16,7 @@ from django.test.utils import CaptureQueriesContext
 
 from memadmin.core.clock import now_ms
 from memadmin.core.ledger import BUDGET_DEFAULT, LedgerResult, assemble
-from memadmin.ledger.count_cache import counts_for, ledger_texts
+from memadmin.ledger.count_cache import counts_for, forget_counts, ledger_texts
 from memadmin.ledger.counters import CounterChoice
 from memadmin.ledger.models import TokenCount
 from memadmin.ledger.selectors import LedgerInputs, ledger_inputs
@@ -64,12 +64,21 @@ def combined(first: LedgerInputs, second: LedgerInputs) -> LedgerInputs:
     )
 
 
+CACHE_STATES = {
+    "cold": "no count stored anywhere",
+    "warm": "counts in the database, a new process",
+    "hot": "counts also in this process's memory",
+}
+
+
 def time_assembly(
     inputs: LedgerInputs, *, counter: CounterChoice, mode: str, cache: str
 ) -> AssemblyFigure:
-    """Time one assembly at the default budget; a cold cache is emptied first."""
+    """Time one assembly at the default budget, the count cache first put in `cache`'s state."""
     if cache == "cold":
         TokenCount.objects.all().delete()
+    if cache != "hot":
+        forget_counts()
     at = now_ms()
     start = time.perf_counter()
     texts = ledger_texts(inputs.memories, inputs.composites, now_ms=at)
@@ -104,13 +113,13 @@ def time_assembly(
 def assembly_figures(
     store: BenchStore, counter: CounterChoice, progress: Callable[[str], None]
 ) -> list[AssemblyFigure]:
-    """Time both modes, cold then warm, for the small project and for the whole store."""
+    """Time both modes in each cache state, for the small project and for the whole store."""
     small = ledger_inputs(store.small)
     whole = combined(small, ledger_inputs(store.large))
     figures = []
     for inputs in (small, whole):
         for mode in ("plugin", "headers"):
-            for cache in ("cold", "warm"):
+            for cache in CACHE_STATES:
                 progress(
                     f"assembling {len(inputs.memories):,} memories, {mode} mode, {cache} cache"
                 )
@@ -119,8 +128,12 @@ def assembly_figures(
 
 
 def time_page(client: Client, url: str) -> tuple[float, int]:
-    """Return the median server time of a page over REPEATS requests, and its query count."""
-    response = client.get(url)  # fills caches, as a reader's first visit would
+    """Return the median server time of a page over REPEATS requests, and its query count.
+
+    A first request fills the caches, as a reader's first visit would; the pages are then
+    timed hot, as a running server serves them.
+    """
+    response = client.get(url)
     if response.status_code != 200:
         raise RuntimeError(f"{url} answered {response.status_code}")
     times = []

@@ -2,7 +2,7 @@
 
 from collections.abc import Callable
 
-from .figures import AssemblyFigure, PageFigure
+from .figures import CACHE_STATES, AssemblyFigure, PageFigure
 
 PAGE_TARGET_MS = 150  # the ledger page, 2,000 candidates, warm counts
 ASSEMBLY_TARGET_MS = 1000  # assembly of 100,000 candidates
@@ -35,10 +35,12 @@ def verdicts(assembly: list[AssemblyFigure], pages: list[PageFigure]) -> list[st
     by_name = {page.name: page for page in pages}
     ledger_small = by_name["ledger, small project"]
     largest = max(figure.memories for figure in assembly)
-    slowest_warm = max(
-        (f for f in assembly if f.memories == largest and f.cache == "warm"),
-        key=lambda f: f.total_ms,
-    )
+
+    def slower_mode(cache: str) -> AssemblyFigure:
+        figures = [f for f in assembly if f.memories == largest and f.cache == cache]
+        return max(figures, key=lambda f: f.total_ms)
+
+    warm, hot = slower_mode("warm"), slower_mode("hot")
     flat = all(
         by_name[f"{page}, small project"].queries == by_name[f"{page}, large project"].queries
         for page in ("memory list", "map", "ledger")
@@ -52,8 +54,8 @@ def verdicts(assembly: list[AssemblyFigure], pages: list[PageFigure]) -> list[st
         f"{ledger_small.median_ms:.0f} ms (target < {PAGE_TARGET_MS} ms): "
         f"{verdict(ledger_small.median_ms < PAGE_TARGET_MS)}",
         f"assembly of {largest:,} candidates, warm counts, slower mode: "
-        f"{slowest_warm.total_ms:.0f} ms (target < {ASSEMBLY_TARGET_MS} ms): "
-        f"{verdict(slowest_warm.total_ms < ASSEMBLY_TARGET_MS)}",
+        f"{warm.total_ms:.0f} ms, hot {hot.total_ms:.0f} ms (target < {ASSEMBLY_TARGET_MS} ms): "
+        f"{verdict(warm.total_ms < ASSEMBLY_TARGET_MS)}",
         f"query counts the same for the small and the large project on every page: {verdict(flat)}",
     ]
 
@@ -63,7 +65,10 @@ def print_report(
 ) -> None:
     """Write the three parts of the report."""
     write(
-        "Ledger assembly at the default budget (read the stored counts, assemble, store new counts):"
+        "Ledger assembly at the default budget (read the stored counts, assemble, store new counts)."
+    )
+    write(
+        "Cache: " + "; ".join(f"{name} = {meaning}" for name, meaning in CACHE_STATES.items()) + "."
     )
     for line in assembly_table(assembly):
         write("  " + line)

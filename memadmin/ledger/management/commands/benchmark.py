@@ -115,6 +115,8 @@ class Command(BaseCommand):
             f"composites in a temporary SQLite database, built in {built:.0f} s."
         )
         write(f"Token counter: {counter.name}.{' ' + counter.notice if counter.notice else ''}")
+        load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+        write(f"Machine: {os.cpu_count()} CPUs, load average {load} (1, 5, 15 min) at the start.")
         write("")
         assembly = assembly_figures(store, counter, progress)
         pages = page_figures(store, counter, progress)
