@@ -200,3 +200,19 @@ def test_tokens_counts_the_readable_files_and_names_the_others(tmp_path):
         )
     assert out.getvalue() == f"2\t{good}\n"
     assert "missing.txt: cannot read it" in err.getvalue()
+
+
+def test_without_claude_the_default_falls_back_and_says_so(project, sop, tmp_path, monkeypatch):
+    """No counter asked for and claude not set up: the heuristic, with a notice."""
+    monkeypatch.setenv("MEMADMIN_TOKENIZER_DIR", str(tmp_path))
+    out, err = run("ledger", "--project", project.identity, "--now", str(NOW))
+    assert out.startswith("<project-memory>")
+    assert "Using the heuristic" in err and "heuristic counter" in err
+
+
+def test_asking_for_claude_where_it_is_not_set_up_is_refused(project, sop, tmp_path, monkeypatch):
+    """An explicit --counter claude is not silently replaced."""
+    monkeypatch.setenv("MEMADMIN_TOKENIZER_DIR", str(tmp_path))
+    with pytest.raises(CommandError, match="not set up"):
+        run("ledger", "--project", project.identity, "--counter", "claude")
+    assert not TokenCount.objects.exists()

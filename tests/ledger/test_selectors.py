@@ -5,7 +5,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memadmin.core.ledger import LedgerError, assemble
-from memadmin.core.tokens import HeuristicCounter
+from memadmin.core.tokens import ClaudeCounter, CounterUnavailable, HeuristicCounter
+from memadmin.ledger.count_cache import forget_counts
 from memadmin.ledger.counters import CounterChoice
 from memadmin.ledger.models import TokenCount
 from memadmin.ledger.selectors import display_ids, ledger_inputs, ledger_preview
@@ -94,3 +95,20 @@ def test_bad_arguments_are_refused_before_anything_is_written(project, sop, argu
     with pytest.raises(LedgerError, match=message):
         ledger_preview(project, counter=HEURISTIC, now_ms=NOW, **arguments)
     assert not TokenCount.objects.exists()
+
+
+def test_the_claude_counter_gives_the_same_preview_through_the_cache(project, sop):
+    """Cached claude counts are the counts ClaudeCounter gives, cold and warm."""
+    try:
+        claude = ClaudeCounter()
+    except CounterUnavailable:
+        pytest.skip("the claude counter is not set up here")
+    inputs = ledger_inputs(project)
+    direct = assemble(
+        inputs.memories, inputs.composites, budget=600, counter=claude, mode="plugin", now_ms=NOW
+    )
+    for _ in ("cold", "warm"):
+        forget_counts()
+        preview = ledger_preview(project, budget=600, counter=CounterChoice(claude), now_ms=NOW)
+        assert preview.results["plugin"].rows == direct.rows
+        assert preview.results["plugin"].counter_name == "claude"

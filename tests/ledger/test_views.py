@@ -156,3 +156,14 @@ def test_the_page_query_count_does_not_grow_with_the_project(client_as, project,
     with CaptureQueriesContext(connection) as large:
         client.get(url)
     assert len(small) == len(large)
+
+
+def test_without_the_claude_counter_the_page_says_it_uses_the_heuristic(
+    client_as, project, sop, tmp_path, monkeypatch
+):
+    """Where claude is not set up, the page names the heuristic and says why."""
+    monkeypatch.setenv("MEMADMIN_TOKENIZER_DIR", str(tmp_path))
+    body = client_as("viewer").get(page_url(project, counter="claude")).content.decode()
+    assert "<strong>heuristic</strong> counter" in body
+    assert "Using the heuristic (ceil(length / 3.5), magic-context&#x27;s fallback)" in body
+    assert "python -m memadmin.core.tokens setup" in body
