@@ -34,7 +34,8 @@ def _project(project_pk: int) -> Project:
 
 
 def _form(request: HtmxHttpRequest, project: Project) -> LedgerForm:
-    return LedgerForm(request.GET, budget=project.injection_budget, counter=choose_counter().name)
+    # claude unless asked otherwise: where it is not set up, the page says it uses the heuristic
+    return LedgerForm(request.GET, budget=project.injection_budget, counter="claude")
 
 
 def _preview(form: LedgerForm, project: Project) -> LedgerPreview:

@@ -163,7 +163,7 @@ def test_without_the_claude_counter_the_page_says_it_uses_the_heuristic(
 ):
     """Where claude is not set up, the page names the heuristic and says why."""
     monkeypatch.setenv("MEMADMIN_TOKENIZER_DIR", str(tmp_path))
-    body = client_as("viewer").get(page_url(project, counter="claude")).content.decode()
+    body = client_as("viewer").get(f"/ledger/{project.pk}/").content.decode()
     assert "<strong>heuristic</strong> counter" in body
     assert "Using the heuristic (ceil(length / 3.5), magic-context&#x27;s fallback)" in body
     assert "python -m memadmin.core.tokens setup" in body
