@@ -239,11 +239,14 @@ def build_store(
     sessions: Iterable[Mapping[str, object]] = (),
     extra_tables: bool = True,
     constraints: bool = True,
+    fts: bool = True,
 ) -> Path:
     """Create an upstream-shaped ``context.db`` at ``path`` and return the path.
 
     Keys of ``rows`` naming a column absent from the chosen column set are dropped, so
-    ``make_row()`` serves both sets.
+    ``make_row()`` serves both sets. ``constraints=False`` leaves NOT NULL and UNIQUE out of
+    ``memories`` (see :func:`memories_ddl`); ``fts=False`` leaves out the FTS5 table and its
+    triggers, which take most of the time of inserting many rows.
     """
     if column_set not in MIGRATION_COUNTS:
         raise ValueError(f"column_set must be 'older' or 'newer', not {column_set!r}")
@@ -251,9 +254,13 @@ def build_store(
     try:
         if wal:
             connection.execute("PRAGMA journal_mode=WAL")
+        # Speed only: neither setting is stored in the file.
+        connection.execute("PRAGMA cache_size = -262144")
+        connection.execute("PRAGMA synchronous = OFF")
         connection.execute("BEGIN")
         connection.execute(memories_ddl(column_set, constraints=constraints))
-        for statement in _statements(_MEMORY_INDEXES + _MEMORY_FTS + _META_TABLES):
+        script = _MEMORY_INDEXES + (_MEMORY_FTS if fts else "") + _META_TABLES
+        for statement in _statements(script):
             connection.execute(statement)
         if extra_tables:
             for statement in _statements(_EXTRA_TABLES):

@@ -2,12 +2,17 @@
 
 Upstream's generic key/value table is the only place written, and only the given keys:
 every other table, ``memories`` above all, is left alone. Before writing, a consistent copy
-of the store is taken with SQLite's backup API, inside the same write transaction, so the
-copy is exactly the store as it was just before the keys changed.
+of the store is taken with SQLite's backup API while this writer already holds the write
+lock, so the copy is exactly the store as it was just before the keys changed.
+
+SQLite cannot back up through the connection holding the write transaction (the backup
+step reports SQLITE_BUSY forever), so a second, read-only connection takes the copy: the
+write lock leaves readers free, and nothing is written before the copy is complete.
 """
 
 import sqlite3
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,6 +21,7 @@ from memadmin.core.contextdb.opening import (
     DEFAULT_TIMEOUT_SECONDS,
     check_file,
     memory_columns,
+    open_readonly,
     store_uri,
     table_columns,
     translated_errors,
@@ -41,8 +47,6 @@ def write_store_meta(
     path = Path(path)
     _check_entries(entries)
     check_file(path)
-    backup_dir = Path(backup_dir)
-    backup_dir.mkdir(parents=True, exist_ok=True)
     with translated_errors(path):
         # mode=rw: a missing file is an error, never a new empty database.
         connection = sqlite3.connect(
@@ -52,7 +56,7 @@ def write_store_meta(
             connection.execute("BEGIN IMMEDIATE")
             try:
                 _check_store(connection, path)
-                backup_path = _backup(connection, path, backup_dir)
+                backup_path = _backup(path, Path(backup_dir), timeout=timeout)
                 connection.executemany(
                     "INSERT INTO context_store_meta (key, value) VALUES (?, ?) "
                     "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -90,20 +94,38 @@ def _check_store(connection: sqlite3.Connection, path: Path) -> None:
         raise StoreError(f"{path}: context_store_meta lacks its key and value columns")
 
 
-def _backup(connection: sqlite3.Connection, path: Path, backup_dir: Path) -> Path:
-    """Copy the store, as this connection sees it, into a new file under ``backup_dir``."""
+def _backup(path: Path, backup_dir: Path, *, timeout: float) -> Path:
+    """Copy the store's committed state into a new file under ``backup_dir``; return its path."""
+    backup_dir.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     backup_path = backup_dir / f"{path.stem}-{stamp}.db"
     suffix = 1
     while backup_path.exists():
         suffix += 1
         backup_path = backup_dir / f"{path.stem}-{stamp}-{suffix}.db"
+    source = open_readonly(path, timeout=timeout)
     target = sqlite3.connect(backup_path)
     try:
-        connection.backup(target)
+        source.backup(target, progress=_give_up_after(timeout, path))
     except BaseException:
         target.close()
         backup_path.unlink(missing_ok=True)
         raise
+    finally:
+        source.close()
     target.close()
     return backup_path
+
+
+def _give_up_after(timeout: float, path: Path) -> Callable[[int, int, int], None]:
+    """Return a backup progress callback that stops a copy kept busy longer than ``timeout``.
+
+    Python's backup loop otherwise retries a busy step forever.
+    """
+    deadline = time.monotonic() + timeout
+
+    def progress(status: int, remaining: int, total: int) -> None:
+        if status in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) and time.monotonic() > deadline:
+            raise StoreError(f"{path}: the store stayed locked while being backed up; try again")
+
+    return progress
