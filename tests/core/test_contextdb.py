@@ -24,6 +24,8 @@ from memadmin.core.contextdb import (
     session_prompt_hashes,
     write_store_meta,
 )
+from memadmin.core.contextdb.reading import SESSION_SPEC
+from memadmin.core.contextdb.rows import _convert
 from memadmin.core.contextdb.rules import INT_LIST, INTEGER, MEMORY_RULES, OBJECT
 from memadmin.core.contextdb.store_meta import _give_up_after
 from memadmin.core.hashing import normalized_hash
@@ -418,14 +420,13 @@ def test_missing_optional_columns_read_as_upstream_defaults(tmp_path):
     """A store with only the required columns reads the rest as upstream's DEFAULTs."""
     path = tmp_path / "context.db"
     connection = sqlite3.connect(path)
-    columns = ", ".join(
-        f"{name} {'INTEGER' if name.endswith('_at') or name in {'id', 'importance'} else 'TEXT'}"
-        for name in sorted(REQUIRED_MEMORY_COLUMNS)
-    )
+    required = sorted(REQUIRED_MEMORY_COLUMNS)
+    declarations = dict(MEMORY_COLUMNS)
+    columns = ", ".join(f"{name} {declarations[name]}" for name in required)
     connection.execute(f"CREATE TABLE memories ({columns})")
     connection.execute(
-        "INSERT INTO memories VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        tuple(make_row(id=1)[name] for name in sorted(REQUIRED_MEMORY_COLUMNS)),
+        f"INSERT INTO memories VALUES ({', '.join('?' * len(required))})",
+        tuple(make_row(id=1)[name] for name in required),
     )
     connection.commit()
     connection.close()
@@ -835,3 +836,13 @@ def test_backup_kept_busy_gives_up():
     progress(sqlite3.SQLITE_OK, 5, 10)
     with pytest.raises(StoreError, match="locked"):
         progress(sqlite3.SQLITE_BUSY, 5, 10)
+
+
+def test_json_sqlite_accepts_but_python_cannot_parse_is_a_problem():
+    """JSON that an SQLite of 3.42 to 3.44 calls valid (JSON5) but Python cannot parse is reported."""
+    problems = []
+    session = _convert(("ses_1", PROJECT, "h", "[1,]", 5, ""), SESSION_SPEC, problems)
+    assert session.memory_block_ids is None
+    assert [(problem.column, problem.row_skipped) for problem in problems] == [
+        ("memory_block_ids", False)
+    ]

@@ -93,13 +93,22 @@ def _convert(row: tuple, spec: TableSpec, problems: list[RowProblem]) -> object 
             continue
         if isinstance(value, MisencodedText):
             problems.append(
-                RowProblem(spec.table, row_id, rule.name, describe("utf8", value, rule))
+                RowProblem(spec.table, row_id, rule.name, describe("utf8", value, rule), skipped)
             )
             values[index] = str(value)
-        if value is not None and rule.kind == INT_LIST:
-            values[index] = tuple(json.loads(value))
-        elif value is not None and rule.kind == OBJECT:
-            values[index] = json.loads(value)
+        if value is not None and rule.kind in (INT_LIST, OBJECT):
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                # SQLite 3.42 to 3.44 call JSON5 valid; Python's parser does not.
+                problems.append(
+                    RowProblem(
+                        spec.table, row_id, rule.name, describe("json", value, rule), skipped
+                    )
+                )
+                values[index] = rule.fallback
+                continue
+            values[index] = tuple(parsed) if rule.kind == INT_LIST else parsed
     if skipped:
         return None
     return _build(spec.record, spec.attributes, values)
