@@ -27,7 +27,9 @@ class SelectColumn(tables.Column):
 class MemoryTable(tables.Table):
     select = SelectColumn(attrs={"td": {"class": "select"}, "th": {"class": "select"}})
     id = tables.Column(verbose_name="#", attrs={"td": {"class": "num"}})
-    project = tables.Column(accessor="project__name", order_by=("project__name",))
+    project = tables.Column(
+        accessor="project__name", order_by=("project__name",), verbose_name="Project"
+    )
     category = tables.Column()
     content = tables.Column()
     importance = tables.Column(attrs={"td": {"class": "num"}})
