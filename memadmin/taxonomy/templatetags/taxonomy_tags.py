@@ -13,7 +13,7 @@ def short_hash(value: str) -> str:
     return (value or "")[:SHORT_HASH]
 
 
-@register.inclusion_tag("taxonomy/includes/surface.html", takes_context=True)
-def surface_panel(context, project, surface, records, *, title: str = "Prompt-surface hash"):
+@register.inclusion_tag("taxonomy/includes/surface.html")
+def surface_panel(project, surface, records, title: str = "Prompt-surface hash"):
     """Render the surface hash now, whether its history accounts for it, and its last values."""
     return {"project": project, "surface": surface, "records": records, "title": title}
