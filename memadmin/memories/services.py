@@ -324,3 +324,54 @@ def memory_write_or_bump(
             changes={"seen_count": [seen_before, existing.seen_count]},
         )
     return existing, False
+
+
+@transaction.atomic
+def memory_archive(*, memory: Memory, actor, reason: str = "", at_ms: int | None = None) -> Memory:
+    """Archive a memory, keeping the reason in its metadata as upstream's archive action does."""
+    current = Memory.objects.select_for_update().get(pk=memory.pk)
+    if current.status == Memory.Status.ARCHIVED:
+        raise ValidationError(f"Memory #{current.display_id} is already archived.")
+    old_status = current.status
+    current.status = Memory.Status.ARCHIVED
+    if reason:
+        current.metadata = {**(current.metadata or {}), "archive_reason": reason}
+    current.updated_at = max(at_ms if at_ms is not None else now_ms(), current.updated_at + 1)
+    with acting(actor=actor, reason=reason):
+        current.save()
+        audit_record(
+            action="archived",
+            target=current,
+            project=current.project,
+            category=current.category,
+            changes={"status": [old_status, "archived"]},
+        )
+    return current
+
+
+@transaction.atomic
+def memory_supersede(
+    *, memory: Memory, successor: Memory, actor, reason: str = "", at_ms: int | None = None
+) -> Memory:
+    """Archive `memory` as superseded by `successor` (a live memory of the same project)."""
+    current = Memory.objects.select_for_update().get(pk=memory.pk)
+    if successor.pk == current.pk:
+        raise ValidationError("A memory cannot supersede itself.")
+    if successor.project_id != current.project_id:
+        raise ValidationError("A memory can only be superseded by one of the same project.")
+    if successor.status == Memory.Status.ARCHIVED:
+        raise ValidationError(f"#{successor.display_id} is archived and cannot supersede anything.")
+    old_status = current.status
+    current.status = Memory.Status.ARCHIVED
+    current.superseded_by = successor
+    current.updated_at = max(at_ms if at_ms is not None else now_ms(), current.updated_at + 1)
+    with acting(actor=actor, reason=reason):
+        current.save()
+        audit_record(
+            action="superseded",
+            target=current,
+            project=current.project,
+            category=current.category,
+            changes={"status": [old_status, "archived"], "superseded_by": successor.pk},
+        )
+    return current

@@ -9,11 +9,19 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from memadmin.audit.context import acting
-from memadmin.audit.services import audit_record
-from memadmin.composites.models import Composite, CompositeMember
+from memadmin.composites.models import Composite
+from memadmin.composites.services import composite_create, composite_cursor_set
 from memadmin.core.clock import now_ms
+from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory, Project
-from memadmin.memories.services import DuplicateMemory, memory_create, project_create
+from memadmin.memories.services import (
+    DuplicateMemory,
+    memory_archive,
+    memory_create,
+    memory_supersede,
+    memory_update,
+    project_create,
+)
 from memadmin.taxonomy.services import pack_install, pack_load
 
 from . import corpus
@@ -74,17 +82,7 @@ class _Writer:
 
 
 def _composite(project, kind, head, members, title="") -> Composite:
-    composite = Composite.objects.create(project=project, type=kind, head=head, title=title)
-    CompositeMember.objects.bulk_create(
-        CompositeMember(composite=composite, member=m, position=i) for i, m in enumerate(members)
-    )
-    audit_record(
-        action="composite_created",
-        target=composite,
-        project=project,
-        changes={"type": kind, "head": head.pk, "members": [m.pk for m in members]},
-    )
-    return composite
+    return composite_create(head=head, type=kind, members=members, title=title, actor="dreamer")
 
 
 def _fill_category(writer: _Writer, category: str, target: int) -> list[Memory]:
@@ -173,40 +171,36 @@ def _build_relations(project: Project, writer: _Writer, pool: dict[str, list[Mem
         for name in ("Ana", "Bilal", "Chen", "Dana")
     ]
     rotation = _composite(project, "sequence", rotation_head, people, title="On-call rotation")
-    rotation.cursor = 1
-    rotation.save(update_fields=["cursor"])
-    built.append(rotation)
+    built.append(composite_cursor_set(composite=rotation, position=1, actor="dreamer"))
     return built
 
 
 def _lifecycle_variety(writer: _Writer, pool: dict[str, list[Memory]]) -> None:
-    """Archive some, supersede some, merge some, so every status shows up."""
+    """Make some permanent, archive some, supersede some, merge some: every status shows up."""
     rng = writer.rng
-    now = writer.tick()
     for memory in rng.sample(pool["OPS_RULES"], 12):
-        Memory.objects.filter(pk=memory.pk).update(status="permanent")
+        memory_update(memory=memory, status="permanent", actor="dreamer", at_ms=writer.tick())
     for memory in rng.sample(pool["ENV_STATE"], 6):
-        Memory.objects.filter(pk=memory.pk).update(
-            status="archived", metadata={"archive_reason": "host decommissioned"}, updated_at=now
+        memory_archive(
+            memory=memory, actor="dreamer", reason="host decommissioned", at_ms=writer.tick()
         )
     for memory in rng.sample(pool["CONFIG_VALUES"], 4):
         successor = writer.write("CONFIG_VALUES", memory.content + " (revised after load test)")
-        Memory.objects.filter(pk=memory.pk).update(
-            status="archived", superseded_by=successor, updated_at=now
+        memory_supersede(
+            memory=memory,
+            successor=successor,
+            actor="dreamer",
+            reason="revised after load test",
+            at_ms=writer.tick(),
         )
     for _ in range(3):
         sources = rng.sample(pool["INCIDENTS"], 2)
-        merged = writer.write(
-            "INCIDENTS",
-            " ".join(s.content for s in sources),
-            importance=max(s.importance or 0 for s in sources) or None,
-        )
-        Memory.objects.filter(pk=merged.pk).update(
-            merged_from=sorted(s.pk for s in sources),
-            seen_count=sum(s.seen_count for s in sources),
-        )
-        Memory.objects.filter(pk__in=[s.pk for s in sources]).update(
-            status="archived", superseded_by=merged, updated_at=now
+        memory_merge(
+            memories=sources,
+            content=" Also: ".join(s.content for s in sources),
+            actor="dreamer",
+            reason="same root cause",
+            at_ms=writer.tick(),
         )
         for source in sources:
             pool["INCIDENTS"].remove(source)
