@@ -7,6 +7,8 @@ import os
 
 import pytest
 from django.conf import settings
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from memadmin.accounts.services import person_create
 from memadmin.memories.services import project_create
@@ -17,6 +19,12 @@ from memadmin.taxonomy.services import pack_install, pack_load
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 PASSWORD = "correct horse battery staple"
+
+# Property tests judge behaviour, not speed: a busy CI machine must not fail them on time.
+hypothesis_settings.register_profile(
+    "memadmin", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile("memadmin")
 
 
 @pytest.fixture
