@@ -15,6 +15,9 @@ versions and audit events of every row they change themselves.
 from collections.abc import Callable, Mapping, Sequence
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models
+from django.utils import timezone
+
+from memadmin.audit.actors import Actor
 
 BATCH_SIZE = 5000
 
@@ -147,3 +150,34 @@ def reserve_pks(model: type[models.Model], count: int) -> list[int]:
         row = cursor.fetchone()
         start = max(highest, row[0] if row else 0) + 1
         return list(range(start, start + count))
+
+
+def history_insert(
+    model: type[models.Model],
+    rows: Sequence[Mapping],
+    *,
+    actor: Actor,
+    history_type: str,
+    reason: str,
+    reasons: Mapping[int, str] | None = None,
+) -> None:
+    """Write one history version per row (a dict of the model's columns), by ``actor``.
+
+    The versions are the rows simple-history's own bulk path writes: every tracked field,
+    the date, the type ("+" created, "~" changed), the reason (``reasons`` by primary key,
+    else ``reason``) and memadmin's actor columns.
+    """
+    if not rows:
+        return
+    fixed = {
+        "history_date": timezone.now(),
+        "history_type": history_type,
+        "history_user_id": actor.user_id,
+        "history_actor": actor.label,
+        "history_actor_kind": actor.kind,
+    }
+    reasons = reasons or {}
+    versions = [
+        {**row, **fixed, "history_change_reason": reasons.get(row["id"], reason)} for row in rows
+    ]
+    rows_insert(model.history.model, versions)

@@ -17,8 +17,6 @@ Audit events: one per changed or gone memory, and one summary per project touche
 
 from collections.abc import Callable, Iterable
 
-from django.utils import timezone
-
 from memadmin.audit.actors import Actor
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import audit_record
@@ -28,7 +26,7 @@ from memadmin.memories.services import project_create
 from memadmin.taxonomy.services import pack_install
 
 from .models import UpstreamProject, UpstreamSession, UpstreamStore
-from .row_writes import BATCH_SIZE, reserve_pks, rows_insert, rows_update
+from .row_writes import BATCH_SIZE, history_insert, reserve_pks, rows_insert, rows_update
 from .sync_plan import (
     ADOPTED,
     BACK,
@@ -82,7 +80,6 @@ class SyncWriter:
         self.updated: list[dict] = []
         self.gone: list[dict] = []
         self.reasons = {update.pk: _reason(update) for update in plan.updates}
-        self.history_attrs = {"history_actor": actor.label, "history_actor_kind": actor.kind}
         self.total = len(plan.creates) + len(plan.updates) + len(plan.gone)
         self.done = 0
 
@@ -174,21 +171,14 @@ class SyncWriter:
         return self.pk_of_upstream[reference]
 
     def _history(self, rows: list[dict], history_type: str, reason: str) -> None:
-        """Write one history version per row, as simple-history's bulk path would."""
-        if not rows:
-            return
-        fixed = {
-            "history_date": timezone.now(),
-            "history_type": history_type,
-            "history_user_id": self.actor.user_id,
-            **self.history_attrs,
-        }
-        reasons = self.reasons if not reason else {}
-        versions = [
-            {**row, **fixed, "history_change_reason": reasons.get(row["id"], reason)}
-            for row in rows
-        ]
-        rows_insert(Memory.history.model, versions)
+        history_insert(
+            Memory,
+            rows,
+            actor=self.actor,
+            history_type=history_type,
+            reason=reason,
+            reasons=self.reasons,
+        )
 
     # --- audit
 
