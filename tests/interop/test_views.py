@@ -1,0 +1,100 @@
+"""The interop page: stores, runs, sessions against the surface hash, and syncing again."""
+
+import pytest
+from django.urls import reverse
+
+from memadmin.interop.models import SyncRun, UpstreamStore
+from memadmin.interop.sync_services import context_db_sync
+from memadmin.memories.models import Memory, Project
+from memadmin.taxonomy.selectors import current_surface_hash
+from tests.interop.conftest import PROJECT, sha256
+from tests.upstream_store import make_row, make_session
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def synced_store(store):
+    path = store(
+        rows=[make_row(content="Fact.", category="ODD_ONE")],
+        sessions=[make_session(), make_session(session_id="ses_<b>", system_prompt_hash=None)],
+    )
+    context_db_sync(path=path)
+    return path
+
+
+def test_page_shows_stores_runs_and_differing_sessions(client_as, synced_store):
+    """A viewer sees the store, the last run's counts and the sessions off the surface."""
+    response = client_as("viewer").get(reverse("interop:index"))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert str(synced_store.resolve()) in page
+    assert "ses_01JX4N7Q8R2M" in page
+    assert "ses_&lt;b&gt;" in page and "ses_<b>" not in page
+    assert "ODD_ONE (1)" in page
+    assert "Sync again" not in page
+
+
+def test_a_session_on_the_current_surface_is_not_listed(client_as, store):
+    """A session whose hash equals the current surface hash counts as on it."""
+    path = store(rows=[make_row()], sessions=[make_session(session_id="ses_on")])
+    context_db_sync(path=path)
+    project = Project.objects.get(identity=PROJECT)
+    surface = current_surface_hash(project)
+    UpstreamStore.objects.get().sessions.update(system_prompt_hash=surface)
+    page = client_as("viewer").get(reverse("interop:index")).content.decode()
+    assert "1 session: 1 on it, <strong>0</strong> on another" in page
+    assert "ses_on" not in page
+
+
+def test_an_editor_syncs_again_without_javascript(client_as, synced_store):
+    """The plain form runs the sync as "import" and redirects back with the outcome."""
+    client = client_as("editor")
+    store = UpstreamStore.objects.get()
+    before = sha256(synced_store)
+    response = client.post(reverse("interop:store_sync", args=[store.pk]), follow=True)
+    assert response.redirect_chain[-1][0] == reverse("interop:index")
+    assert "Synced" in response.content.decode()
+    assert SyncRun.objects.count() == 2
+    assert sha256(synced_store) == before
+
+
+def test_an_htmx_sync_returns_only_its_section(client_as, synced_store):
+    """With htmx the stores-and-runs section comes back alone, outcome included."""
+    client = client_as("editor")
+    store = UpstreamStore.objects.get()
+    response = client.post(
+        reverse("interop:store_sync", args=[store.pk]), headers={"HX-Request": "true"}
+    )
+    page = response.content.decode()
+    assert page.lstrip().startswith('<section id="sync-section"')
+    assert "<html" not in page
+    assert "1 unchanged" in page
+
+
+def test_a_refused_sync_shows_its_problems(client_as, synced_store):
+    """When the store went bad, the problems are listed and nothing is imported."""
+    synced_store.write_text("no longer a database")
+    client = client_as("editor")
+    store = UpstreamStore.objects.get()
+    response = client.post(
+        reverse("interop:store_sync", args=[store.pk]), headers={"HX-Request": "true"}
+    )
+    page = response.content.decode()
+    assert "refused" in page
+    assert "not an SQLite database" in page
+    assert Memory.objects.count() == 1
+
+
+def test_a_viewer_cannot_sync(client_as, synced_store):
+    """Syncing writes memories: it needs the editor role."""
+    store = UpstreamStore.objects.get()
+    response = client_as("viewer").post(reverse("interop:store_sync", args=[store.pk]))
+    assert response.status_code == 403
+
+
+def test_the_page_without_any_store(client_as):
+    """An empty page says how to sync a store."""
+    page = client_as("viewer").get(reverse("interop:index")).content.decode()
+    assert "No store synced yet" in page
+    assert "--context-db" in page
