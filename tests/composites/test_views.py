@@ -166,3 +166,15 @@ def test_rename_and_change_type(client_as, sequence):
     client.post(reverse("composites:type", args=[sequence.pk]), {"type": "theme"})
     sequence.refresh_from_db()
     assert (sequence.title, sequence.type) == ("Runbook", "theme")
+
+
+def test_an_archived_head_hides_every_edit_control(client_as, sequence, steps):
+    """Under an archived head the page offers no edit the services would refuse."""
+    memory_update(memory=steps[0], status="archived", actor="agent")
+    body = (
+        client_as("editor").get(reverse("composites:detail", args=[sequence.pk])).content.decode()
+    )
+    assert "is archived: this composite cannot be edited" in body
+    assert reverse("composites:cursor", args=[sequence.pk]) not in body
+    assert reverse("composites:member_add", args=[sequence.pk]) not in body
+    assert "Move #" not in body
