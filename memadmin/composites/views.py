@@ -34,7 +34,10 @@ PAGE_SIZE = 24
 def composite_list(request: HtmxHttpRequest) -> HttpResponse:
     """List composites with a thumbnail each, filtered by project, type, head category, size."""
     form = CompositeFilterForm(request.GET or None, head_categories=selectors.head_categories())
-    filters = form.cleaned_data if form.is_valid() else {}
+    # A value the form refuses (a head category nothing heads any more, a stale bookmark) drops
+    # that one filter; the others still apply.
+    form.is_valid()
+    filters = getattr(form, "cleaned_data", {})
     composites = selectors.composite_list(
         project=filters.get("project"),
         type=filters.get("type", ""),

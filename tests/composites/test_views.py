@@ -52,6 +52,18 @@ def test_list_filters_by_type_head_category_and_size(client_as, sequence, query,
     assert "<html" not in body
 
 
+def test_an_unknown_filter_value_drops_only_that_filter(client_as, sequence, steps):
+    """A head category nothing heads any more leaves the type filter working."""
+    composite_create(head=steps[4], type="theme", members=steps[5:], title="Dossier", actor="agent")
+    body = (
+        client_as("viewer")
+        .get(reverse("composites:index"), {"type": "theme", "head_category": "GONE"})
+        .content.decode()
+    )
+    assert "Dossier" in body
+    assert "Release SOP" not in body
+
+
 def test_list_reads_in_constant_queries(client_as, steps, django_assert_max_num_queries):
     """The list costs the same whatever the number of composites and members."""
     client = client_as("viewer")
