@@ -27,8 +27,10 @@ from django.urls.resolvers import RegexPattern, RoutePattern
 from memadmin.accounts.roles import ROLES
 from memadmin.composites.reference_services import reference_set_freeze
 from memadmin.composites.services import composite_create
+from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
+from tests.upstream_store import build_store, make_row
 
 # Names any visitor may open without signing in.
 PUBLIC = {"login", "admin:login"}
@@ -41,7 +43,7 @@ WRITE_ROLE = {
     "headermap": "editor",
     "ledger": "editor",
     "taxonomy": "curator",
-    "interop": "curator",
+    "interop": "editor",  # a sync writes memories; its pack is the default one
     "audit:accounts": "admin",
 }
 # The role reads need where it is not viewer.
@@ -59,13 +61,15 @@ class _Undo(Exception):
 
 
 @pytest.fixture
-def world(project, people):
+def world(project, people, tmp_path):
     """Objects for every parameter a URL may take, made through the services."""
     head = memory_create(project=project, category="OPS_RULES", content="Head.", actor="agent")
     member = memory_create(project=project, category="OPS_RULES", content="Step.", actor="agent")
     composite = composite_create(head=head, type="sequence", members=[member], actor="agent")
     reference_set = reference_set_freeze(composite=composite, actor="agent")
+    synced = context_db_sync(path=build_store(tmp_path / "context.db", rows=[make_row()]))
     return {
+        "upstream_store": synced.store,
         "project": project,
         "memory": head,
         "member": member,
@@ -96,6 +100,7 @@ PK_BY_AREA = {
     "memories": lambda w: w["memory"].pk,
     "composites": lambda w: w["composite"].pk,
     "headermap": lambda w: w["memory"].pk,  # a node of the map is a header memory
+    "interop": lambda w: w["upstream_store"].pk,
 }
 
 
