@@ -9,14 +9,20 @@ version does (reverted, fragmented, merged), and an event with no version of its
 entry by itself.
 """
 
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from memadmin.composites.models import Composite, CompositeMember
-from memadmin.core.worddiff import DiffOp, word_diff
+from memadmin.core.worddiff import word_diff
 from memadmin.memories.models import Memory
 
 from .models import AuditEvent
+from .timeline_entries import (
+    GENERIC_ACTIONS,
+    KIND_ORDER,
+    CompositeRef,
+    MemoryRef,
+    TimelineEntry,
+)
 
 # What a version can change that a reader of the timeline cares about; a version that
 # changes only counters or timestamps (a sync seeing the memory again) is not shown.
@@ -32,103 +38,7 @@ WATCHED_FIELDS = (
 )
 MINOR_FIELDS = ("importance", "scope", "shareable")
 
-# Actions that say no more than the version itself shows.
-GENERIC_ACTIONS = frozenset(
-    {"created", "edited", "recategorised", "archived", "restored", "superseded", "merged"}
-)
 MATCH_WINDOW = timedelta(seconds=5)
-
-KIND_LABELS = {
-    "created": "created",
-    "merged_from": "created by merging",
-    "edited": "edited",
-    "recategorised": "recategorised",
-    "archived": "archived",
-    "restored": "restored",
-    "merged_into": "merged into another memory",
-    "superseded": "superseded",
-    "joined": "joined a composite",
-    "left": "left a composite",
-    "headed": "became the head of a composite",
-    "unheaded": "stopped heading a composite",
-    "fragmented": "fragmented",
-    "reverted": "reverted to an earlier version",
-    "deleted": "deleted",
-}
-# The order in which an entry's kinds are named: the most telling first.
-_KIND_ORDER = (
-    "reverted",
-    "fragmented",
-    "merged_into",
-    "superseded",
-    "merged_from",
-    "created",
-    "deleted",
-    "edited",
-    "recategorised",
-    "archived",
-    "restored",
-    "joined",
-    "left",
-    "headed",
-    "unheaded",
-)
-
-
-@dataclass(frozen=True)
-class MemoryRef:
-    """Another memory a timeline entry names (a successor or a merge source)."""
-
-    pk: int
-    display_id: int
-    exists: bool
-
-
-@dataclass(frozen=True)
-class CompositeRef:
-    """A composite a timeline entry names, as it was at that version."""
-
-    pk: int
-    type: str
-    title: str
-    position: int | None = None
-
-    @property
-    def label(self) -> str:
-        """Return the composite's title, or its type and number."""
-        return self.title or f"{self.type} #{self.pk}"
-
-
-@dataclass
-class TimelineEntry:
-    """One change in a memory's life."""
-
-    at: datetime
-    actor: str
-    actor_kind: str
-    reason: str = ""
-    kinds: list[str] = field(default_factory=list)
-    action: str = ""
-    diff: list[DiffOp] = field(default_factory=list)
-    category_change: tuple[str, str] | None = None
-    status_change: tuple[str, str] | None = None
-    minor_changes: list[tuple[str, object, object]] = field(default_factory=list)
-    memories: list[MemoryRef] = field(default_factory=list)
-    composite: CompositeRef | None = None
-    version_id: int | None = None
-    quiet: bool = False
-
-    @property
-    def kind(self) -> str:
-        """Return the entry's most telling kind of change."""
-        return self.kinds[0] if self.kinds else "edited"
-
-    @property
-    def label(self) -> str:
-        """Return the words that head the entry."""
-        if self.action and self.action not in GENERIC_ACTIONS and self.kind not in KIND_LABELS:
-            return self.action.replace("_", " ")
-        return KIND_LABELS.get(self.kind, self.kind.replace("_", " "))
 
 
 def memory_timeline(memory: Memory, *, limit: int | None = None) -> list[TimelineEntry]:
@@ -148,6 +58,7 @@ def memory_timeline(memory: Memory, *, limit: int | None = None) -> list[Timelin
         )
     )
     entries = _with_events(entries, events)
+    _mark_fragment_origin(entries, memory.pk)
     entries.sort(key=lambda entry: entry.at, reverse=True)
     return entries[:limit] if limit is not None else entries
 
@@ -250,7 +161,7 @@ def _change_entry(previous, version, references: dict[int, Memory]) -> TimelineE
         entry.minor_changes = minor
         if "edited" not in entry.kinds:
             entry.kinds.append("edited")
-    entry.kinds.sort(key=_KIND_ORDER.index)
+    entry.kinds.sort(key=KIND_ORDER.index)
     entry.quiet = not entry.kinds
     return entry
 
@@ -342,6 +253,31 @@ def _with_events(entries: list[TimelineEntry], events: list[AuditEvent]) -> list
             entry.kinds = [kind, *(k for k in entry.kinds if k != kind)]
     kept = [e for e in entries if not e.quiet or id(e) in matched]
     return kept + standalone
+
+
+def _mark_fragment_origin(entries: list[TimelineEntry], memory_pk: int) -> None:
+    """Name the memory a header or detail was split from, on the entry that created it.
+
+    The fragmentation's audit event is about the original and lists the header and the
+    details it made; it is written by the same actor within seconds of their creation.
+    """
+    created = next((e for e in entries if e.kind == "created"), None)
+    if created is None:
+        return
+    events = AuditEvent.objects.filter(
+        action="fragmented",
+        actor_label=created.actor,
+        created_at__gte=created.at - MATCH_WINDOW,
+        created_at__lte=created.at + MATCH_WINDOW,
+    ).only("object_id", "changes")
+    for event in events:
+        changes = event.changes or {}
+        made = [changes.get("header"), *(changes.get("details") or [])]
+        if memory_pk in made and event.object_id.isdigit():
+            original = int(event.object_id)
+            created.kinds = ["fragment_of"]
+            created.memories = [_ref(original, dict(Memory.objects.in_bulk([original])))]
+            return
 
 
 def _nearest(event: AuditEvent, candidates: list[TimelineEntry], matched: set[int]):

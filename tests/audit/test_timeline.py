@@ -147,6 +147,30 @@ def test_merge_repoints_membership_to_the_result(make_memory, people):
     assert joined[0].composite.pk == composite.pk
 
 
+def test_fragmenting_shows_on_the_original_the_header_and_the_details(make_memory, people):
+    """The original was fragmented into a header; header and details name the original."""
+    from memadmin.ledger.fragment_lines import offsets_of
+    from memadmin.ledger.fragment_services import memory_fragment
+
+    original = make_memory("Release SOP\n\n1. Build.\n2. Tag.\n3. Announce.")
+    result = memory_fragment(
+        memory=original,
+        boundaries=offsets_of(original.content, [3, 4, 5]),
+        composite_type="sequence",
+        summary="Release SOP: build, tag, announce.",
+        actor=people["editor"],
+        reason="too long to inject",
+    )
+    entry = memory_timeline(original)[0]
+    assert (entry.kind, entry.actor, entry.reason) == ("fragmented", "editor", "too long to inject")
+    assert [ref.pk for ref in entry.memories] == [result.header.pk]
+    for made in (result.header, result.details[0]):
+        created = memory_timeline(made)[-1]
+        assert created.kind == "fragment_of"
+        assert [ref.pk for ref in created.memories] == [original.pk]
+    assert "joined" in kinds(result.details[0])
+
+
 def test_an_event_without_a_version_is_an_entry_of_its_own(make_memory):
     """A fragmentation recorded only as an audit event still shows, with its reason."""
     memory = make_memory("A long SOP with many steps.")
