@@ -13,7 +13,7 @@ from memadmin.composites.services import (
 from memadmin.core.worddiff import DiffOp
 from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
-from memadmin.memories.services import memory_update, memory_write_or_bump
+from memadmin.memories.services import memory_supersede, memory_update, memory_write_or_bump
 
 pytestmark = pytest.mark.django_db
 
@@ -98,18 +98,14 @@ def test_merge_shows_on_both_sides(make_memory, people):
 
 
 def test_superseded_without_a_merge(make_memory):
-    """A memory pointed at a successor that was not merged from it reads as superseded."""
+    """A memory archived in favour of a successor it was not merged into reads as superseded."""
     old = make_memory("Use Postgres 14.")
     new = make_memory("Use Postgres 16.")
-    # A sync from an upstream store sets superseded_by directly, as upstream's own tools do.
-    with acting(actor="import", reason="synced"):
-        old.superseded_by = new
-        old.status = Memory.Status.ARCHIVED
-        old.save()
+    memory_supersede(memory=old, successor=new, actor="import", reason="synced")
     entry = memory_timeline(old)[0]
-    assert entry.kind == "superseded"
+    assert (entry.kind, entry.actor, entry.reason) == ("superseded", "import", "synced")
     assert entry.memories[0].pk == new.pk
-    assert entry.actor == "import"
+    assert entry.status_change == ("active", "archived")
 
 
 def test_joining_and_leaving_a_composite(make_memory, people):
