@@ -3,7 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from memadmin.memories.services import memory_update
+from memadmin.composites.services import composite_create
+from memadmin.memories.services import memory_create, memory_update
 
 pytestmark = pytest.mark.django_db
 
@@ -100,3 +101,25 @@ def test_a_header_whose_details_changed_is_marked_stale(client_as, two_layers, p
         .content.decode()
     )
     assert 'class="badge stale"' in body
+
+
+def test_memory_text_is_escaped_on_the_map(client_as, project):
+    """Headers, details and unreached memories show their text escaped."""
+    hostile = '<script>alert("x")</script>'
+    head, detail, _loose = (
+        memory_create(
+            project=project, category="OPS_RULES", content=f"{hostile} {n}", actor="agent"
+        )
+        for n in range(3)
+    )
+    composite_create(head=head, type="theme", members=[detail], actor="agent")
+    client = client_as("viewer")
+    page = client.get(reverse("headermap:index"), {"project": project.pk, "open": [head.pk]})
+    fragment = client.get(
+        reverse("headermap:details", args=[head.pk]),
+        {"project": project.pk, "path": str(head.pk)},
+        HTTP_HX_REQUEST="true",
+    )
+    for body in (page.content.decode(), fragment.content.decode()):
+        assert "<script>alert" not in body
+        assert "&lt;script&gt;" in body
