@@ -135,7 +135,8 @@ def node_details(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         path = (*path, pk)
     if not request.htmx:
         query = [("project", project.pk)] + [("open", i) for i in path]
-        return redirect(f"{reverse('headermap:index')}?{urlencode(query)}#map-node-{pk}")
+        anchor = "map-node-" + "-".join(map(str, path))
+        return redirect(f"{reverse('headermap:index')}?{urlencode(query)}#{anchor}")
     tree = header_map(project)
     if pk not in tree.memories:
         raise Http404("That memory is not live in this project.")

@@ -71,6 +71,19 @@ def test_details_endpoint_without_htmx_redirects_to_the_open_page(client_as, two
     assert f"open={theme.pk}" in response.url
 
 
+def test_a_nested_node_without_htmx_lands_on_its_own_row(client_as, two_layers, project):
+    """The redirect opens the whole path and scrolls to the node's row, whose id is its path."""
+    theme, ops = two_layers["theme"], two_layers["ops"]
+    client = client_as("viewer")
+    response = client.get(
+        reverse("headermap:details", args=[ops.pk]),
+        {"project": project.pk, "path": f"{theme.pk}.{ops.pk}"},
+    )
+    path, anchor = response.url.split("#")
+    assert anchor == f"map-node-{theme.pk}-{ops.pk}"
+    assert f'id="{anchor}"' in client.get(path).content.decode()
+
+
 def test_counts_and_token_sizes_are_shown(client_as, two_layers, project):
     """Each node shows its details, what lies below it and its token sizes."""
     body = (
