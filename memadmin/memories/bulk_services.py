@@ -17,7 +17,7 @@ from memadmin.audit.actors import as_actor
 from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
 from memadmin.composites.models import Composite
-from memadmin.composites.services import composite_member_add
+from memadmin.composites.services import composite_member_add, refuse_archived_head
 from memadmin.core.clock import now_ms
 from memadmin.taxonomy.models import Category
 
@@ -103,6 +103,7 @@ def _plan_move(plan: BulkPlan, memories: Sequence[Memory], category: str) -> Non
 def _plan_add(plan: BulkPlan, memories: Sequence[Memory], composite: Composite | None) -> None:
     if composite is None:
         raise ValidationError({"composite": "Choose the composite to add them to."})
+    refuse_archived_head(composite.head)
     present = set(composite.members.values_list("member_id", flat=True))
     for memory in memories:
         if memory.pk in present:

@@ -103,6 +103,20 @@ def test_add_to_composite_skips_the_head_and_members(rows):
     ) == [rows[1].pk, rows[2].pk, rows[3].pk]
 
 
+def test_adding_to_a_composite_under_an_archived_head_is_refused(rows):
+    """The review already refuses, naming the head, and nothing is written."""
+    composite = composite_create(head=rows[0], type="theme", members=[rows[1]], actor="agent")
+    memory_update(memory=rows[0], status="archived", actor="agent")
+    composite.refresh_from_db()
+    with pytest.raises(ValidationError, match=f"#{rows[0].display_id} is archived"):
+        bulk_plan(action="add", memories=fresh(rows[2:]), composite=composite)
+    with pytest.raises(ValidationError, match="archived"):
+        bulk_apply(
+            action="add", memory_ids=[rows[2].pk], expected=1, composite=composite, actor="agent"
+        )
+    assert CompositeMember.objects.filter(composite=composite).count() == 1
+
+
 class TestPages:
     def test_list_offers_selection_to_editors_only(self, client_as, rows):
         """Viewers see no checkboxes; editors do."""
@@ -136,6 +150,21 @@ class TestPages:
         )
         assert response.url == "/memories/?status=active"
         assert Memory.objects.filter(status="archived").count() == 4
+
+    def test_review_under_an_archived_head_goes_back_with_the_reason(self, client_as, rows):
+        """No confirmation is offered for a change the service would refuse."""
+        composite = composite_create(head=rows[0], type="theme", actor="agent")
+        memory_update(memory=rows[0], status="archived", actor="agent")
+        client = client_as("editor")
+        response = client.post(
+            reverse("memories:bulk"),
+            {"ids": [rows[2].pk], "action": "add", "composite": composite.pk, "next": "/memories/"},
+            follow=True,
+        )
+        body = response.content.decode()
+        assert "will change" not in body
+        assert f"#{rows[0].display_id} is archived" in body
+        assert not CompositeMember.objects.exists()
 
     def test_merge_action_leads_to_the_merge_page(self, client_as, rows):
         """Choosing merge goes to a page where the person writes the text."""
