@@ -228,7 +228,8 @@ def memory_merge_undo(*, result: Memory, actor, reason: str = "") -> list[Memory
     """Undo a merge: restore the sources and the composites, and delete the result.
 
     Refused when the result, a source or a composite touched by the merge has changed
-    since (the history then shows what to revert by hand). Return the restored sources.
+    since, or another memory has been superseded by the result (the history then shows what
+    to revert by hand). Return the restored sources.
     """
     result = (
         Memory.objects.select_for_update(of=("self",)).select_related("project").get(pk=result.pk)
@@ -242,10 +243,9 @@ def memory_merge_undo(*, result: Memory, actor, reason: str = "") -> list[Memory
             f"#{result.display_id} was edited after the merge; revert that edit first."
         )
     prior = record["sources"]
+    prior_ids = [int(pk) for pk in prior]
     sources = list(
-        Memory.objects.select_for_update(of=("self",))
-        .filter(pk__in=[int(pk) for pk in prior])
-        .order_by("pk")
+        Memory.objects.select_for_update(of=("self",)).filter(pk__in=prior_ids).order_by("pk")
     )
     moved = [
         source
@@ -258,6 +258,14 @@ def memory_merge_undo(*, result: Memory, actor, reason: str = "") -> list[Memory
         raise ValidationError(
             "A merged memory changed or was deleted after the merge; "
             "the merge cannot be undone automatically."
+        )
+    successor_of = (
+        Memory.objects.filter(superseded_by=result).exclude(pk__in=prior_ids).order_by("pk").first()
+    )
+    if successor_of is not None:
+        raise ValidationError(
+            f"#{successor_of.display_id} was superseded by #{result.display_id} after the merge; "
+            "point it elsewhere first, or the undo would leave it superseded by nothing."
         )
     now = now_ms()
     with acting(actor=actor, reason=reason):

@@ -12,7 +12,12 @@ from memadmin.composites.services import (
 )
 from memadmin.memories.merge_services import memory_merge, memory_merge_undo
 from memadmin.memories.models import Memory
-from memadmin.memories.services import DuplicateMemory, memory_create, memory_update
+from memadmin.memories.services import (
+    DuplicateMemory,
+    memory_create,
+    memory_supersede,
+    memory_update,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -234,6 +239,18 @@ class TestUndo:
         composite_member_add(composite=composite, members=[z], actor="agent")
         with pytest.raises(ValidationError, match="changed since the merge"):
             memory_merge_undo(result=result, actor="agent")
+        a.refresh_from_db()
+        assert a.status == "archived"
+
+    def test_undo_after_another_memory_was_superseded_by_the_result_is_refused(self, make):
+        """Deleting the result would silently leave that memory superseded by nothing."""
+        a, b, later = make(), make(), make()
+        result = memory_merge(memories=[a, b], content="Both.", actor="agent")
+        memory_supersede(memory=later, successor=result, actor="agent")
+        with pytest.raises(ValidationError, match=f"#{later.display_id} was superseded"):
+            memory_merge_undo(result=result, actor="agent")
+        later.refresh_from_db()
+        assert later.superseded_by_id == result.pk
         a.refresh_from_db()
         assert a.status == "archived"
 
