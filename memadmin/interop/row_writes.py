@@ -3,9 +3,10 @@
 A sync may write a hundred thousand memories and as many history versions. Django's
 `bulk_create` spends most of that time compiling each value through the ORM, and its
 `bulk_update` builds CASE expressions SQLite evaluates branch by branch (minutes for such a
-batch). Here rows are plain dicts keyed by column attribute, and each statement is one
-prepared INSERT or UPDATE run through `executemany`: seconds, on SQLite and PostgreSQL
-alike. Values that need converting (JSON, datetimes) are prepared by their field, as
+batch). Here rows are plain dicts keyed by column attribute. On SQLite each statement is
+one prepared INSERT or UPDATE run through `executemany`; on PostgreSQL, where a statement
+per row costs a round trip, rows are streamed with COPY (updates through a scratch table
+and one joined UPDATE). Seconds, on either engine. Values that need converting (JSON, datetimes) are prepared by their field, as
 `save()` would prepare them; plain numbers and text go as they are.
 
 Only the sync services call this, inside their transaction, and they write the history
@@ -20,6 +21,8 @@ from django.utils import timezone
 from memadmin.audit.actors import Actor
 
 BATCH_SIZE = 5000
+# Above this many rows, PostgreSQL updates go through COPY and one joined UPDATE.
+COPY_THRESHOLD = 200
 
 # Fields whose Python value is already what both database drivers take.
 _PLAIN_FIELDS = (
@@ -81,6 +84,19 @@ def _run(sql: str, params: list, on_batch: Callable[[int], None] | None) -> None
                 on_batch(len(batch))
 
 
+def _copy(table: str, columns: list[str], params: list, on_batch) -> None:
+    """Load rows into a PostgreSQL table with COPY: one stream, not one statement per row."""
+    quote = connection.ops.quote_name
+    sql = f"COPY {quote(table)} ({', '.join(quote(c) for c in columns)}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        for start in range(0, len(params), BATCH_SIZE):
+            batch = params[start : start + BATCH_SIZE]
+            for values in batch:
+                copy.write_row(values)
+            if on_batch is not None:
+                on_batch(len(batch))
+
+
 def rows_insert(
     model: type[models.Model],
     rows: Sequence[Mapping],
@@ -98,11 +114,15 @@ def rows_insert(
         for field in model._meta.concrete_fields
         if not (field.primary_key and field.attname not in rows[0])
     ]
+    params = _prepared(fields, rows)
+    if connection.vendor == "postgresql":
+        _copy(model._meta.db_table, [field.column for field in fields], params, on_batch)
+        return
     quote = connection.ops.quote_name
     columns = ", ".join(quote(field.column) for field in fields)
     placeholders = ", ".join(["%s"] * len(fields))
     sql = f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({placeholders})"
-    _run(sql, _prepared(fields, rows), on_batch)
+    _run(sql, params, on_batch)
 
 
 def rows_update(
@@ -117,10 +137,34 @@ def rows_update(
         return
     fields = [model._meta.get_field(name) for name in field_names]
     quote = connection.ops.quote_name
+    table, pk = model._meta.db_table, model._meta.pk
+    params = _prepared(fields, rows, extra=[pk.attname])
+    if connection.vendor == "postgresql" and len(rows) > COPY_THRESHOLD:
+        _update_from_copy(table, [field.column for field in fields], pk.column, params, on_batch)
+        return
     assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
-    pk = model._meta.pk
-    sql = f"UPDATE {quote(model._meta.db_table)} SET {assignments} WHERE {quote(pk.column)} = %s"
-    _run(sql, _prepared(fields, rows, extra=[pk.attname]), on_batch)
+    sql = f"UPDATE {quote(table)} SET {assignments} WHERE {quote(pk.column)} = %s"
+    _run(sql, params, on_batch)
+
+
+def _update_from_copy(table: str, columns: list[str], pk: str, params: list, on_batch) -> None:
+    """Update many PostgreSQL rows at once: COPY the new values into a scratch table, join."""
+    quote = connection.ops.quote_name
+    scratch = "memadmin_rows_update"
+    listed = ", ".join(quote(column) for column in [*columns, pk])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE TEMPORARY TABLE {scratch} ON COMMIT DROP AS "
+            f"SELECT {listed} FROM {quote(table)} WITH NO DATA"
+        )
+    _copy(scratch, [*columns, pk], params, on_batch)
+    assignments = ", ".join(f"{quote(column)} = new.{quote(column)}" for column in columns)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {quote(table)} SET {assignments} FROM {scratch} AS new "
+            f"WHERE {quote(table)}.{quote(pk)} = new.{quote(pk)}"
+        )
+        cursor.execute(f"DROP TABLE {scratch}")
 
 
 def reserve_pks(model: type[models.Model], count: int) -> list[int]:
