@@ -205,6 +205,16 @@ def test_set_type_and_title_are_recorded(steps):
     }
 
 
+def test_a_composite_that_becomes_a_sequence_starts_at_its_first_step(steps):
+    """A cursor left over from an earlier life as a sequence does not carry over."""
+    composite = composite_create(head=steps[0], type="sequence", members=steps[1:4], actor="agent")
+    composite_cursor_set(composite=composite, position=2, actor="agent")
+    composite_set_type(composite=composite, type="theme", actor="agent")
+    composite_set_type(composite=composite, type="sequence", actor="agent")
+    composite.refresh_from_db()
+    assert composite.cursor == 0
+
+
 def test_delete_removes_members_but_not_memories(steps):
     """Deleting a composite leaves its memories in place."""
     composite = composite_create(head=steps[0], type="theme", members=steps[1:3], actor="agent")

@@ -92,6 +92,18 @@ def test_cross_category_merge_is_refused_and_nothing_written(make):
     assert not AuditEvent.objects.filter(action__in=["merged", "superseded"]).exists()
 
 
+def test_cross_project_merge_is_refused(make, make_project):
+    """A merge stays within one project, even where the category name is the same."""
+    here = make()
+    there = memory_create(
+        project=make_project("ops-six"), category="OPS_RULES", content="Elsewhere.", actor="agent"
+    )
+    with pytest.raises(ValidationError, match="different projects"):
+        memory_merge(memories=[here, there], content="Both.", actor="agent")
+    assert Memory.objects.count() == 2
+    assert not AuditEvent.objects.filter(action="merged").exists()
+
+
 def test_archived_source_is_refused(make):
     """An archived memory is restored before it can be merged."""
     a, b = make(), make()
