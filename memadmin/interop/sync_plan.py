@@ -9,12 +9,13 @@ the references (`superseded_by`, `merged_from`) as upstream ids, so a row whose
 references point at rows created in the same sync compares correctly before they exist.
 """
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from memadmin.core.contextdb import RowProblem, UpstreamMemory
+
+from .sync_checks import identity_problem, row_problems
 
 # The Memory fields a sync mirrors from upstream, in tuple order (references come after).
 FIELDS = (
@@ -49,11 +50,6 @@ GONE_AT = 1 + FIELDS.index("upstream_gone_at")
 SUPERSEDED = 1 + len(FIELDS)
 MERGED = SUPERSEDED + 1
 VALUE_NAMES = ("project", *FIELDS, "superseded_by", "merged_from")
-
-CATEGORY_MAX = 40
-SESSION_ID_MAX = 200
-_MD5_HEX = re.compile(r"[0-9a-f]{32}")
-_IDENTITY = re.compile(r"(git|dir):\S+")
 
 CHANGED, ADOPTED, BACK = "changed", "adopted", "back"
 
@@ -166,52 +162,6 @@ def upstream_values(memory: UpstreamMemory, references: tuple) -> tuple:
         memory.metadata if memory.metadata is not None else {},
         None,
         *references,
-    )
-
-
-def row_problems(memory: UpstreamMemory) -> list[RowProblem]:
-    """Return what keeps a row the reader accepted from becoming a memadmin memory."""
-    content, digest, category = memory.content, memory.normalized_hash, memory.category
-    session = memory.source_session_id
-    if (
-        content
-        and not content.isspace()
-        and (digest is None or _MD5_HEX.fullmatch(digest))
-        and 0 < len(category) <= CATEGORY_MAX
-        and (session is None or len(session) <= SESSION_ID_MAX)
-        and (memory.seen_count or 0) >= 0
-        and (memory.retrieval_count or 0) >= 0
-    ):
-        return []
-    problems = []
-
-    def problem(column: str, text: str) -> None:
-        problems.append(RowProblem("memories", memory.id, column, text))
-
-    if not content or content.isspace():
-        problem("content", "is empty; a memory needs some text")
-    if digest is not None and not _MD5_HEX.fullmatch(digest):
-        problem("normalized_hash", f"{digest[:40]!r} is not an MD5 hex digest")
-    if not 0 < len(category) <= CATEGORY_MAX:
-        problem("category", f"{category[:60]!r} is not 1 to {CATEGORY_MAX} characters")
-    if session is not None and len(session) > SESSION_ID_MAX:
-        problem("source_session_id", f"is longer than {SESSION_ID_MAX} characters")
-    for column in ("seen_count", "retrieval_count"):
-        value = getattr(memory, column)
-        if value is not None and value < 0:
-            problem(column, f"{value} is negative")
-    return problems
-
-
-def identity_problem(identity: str, row_id: int) -> RowProblem | None:
-    """Return the problem with a project identity, or None when upstream could have written it."""
-    if _IDENTITY.fullmatch(identity) and len(identity) <= SESSION_ID_MAX:
-        return None
-    return RowProblem(
-        "memories",
-        row_id,
-        "project_path",
-        f"{identity[:60]!r} is not a project identity ('git:<root-commit-sha>' or 'dir:<hash>')",
     )
 
 

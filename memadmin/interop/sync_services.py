@@ -31,6 +31,7 @@ from .sync_writes import SyncWriter
 
 DEFAULT_PACK = "magic-context"
 PROBLEMS_KEPT = 200
+SYNC_LOCK = 0x6D656D61  # the advisory lock key of syncs on PostgreSQL ("mema")
 
 Progress = Callable[[str, int, int], None]
 
@@ -87,8 +88,8 @@ class _Run:
         """Record the refused run and return the error to raise."""
         run = SyncRun.objects.create(
             store=store,
-            path=str(self.path),
-            project_filter=self.project,
+            path=str(self.path)[:1000],
+            project_filter=self.project[:200],
             outcome=SyncRun.Outcome.REFUSED,
             actor_label=self.actor.label,
             started_at=self.started,
@@ -130,17 +131,51 @@ def context_db_sync(
         raise run.refuse([str(error)]) from error
     report("read", 1, 1)
     store_key = info.store_uuid or f"path:{path.resolve()}"
-    store = UpstreamStore.objects.filter(store_uuid=store_key).first()
     warnings = [p for p in read.problems if p.table != "memories"]
+    try:
+        with transaction.atomic(), acting(actor=actor, reason=reason or f"sync from {path}"):
+            _one_sync_at_a_time()
+            return _plan_and_write(run, read, info, store_key, pack, warnings, report)
+    except _Refusal as refusal:
+        raise run.refuse(
+            refusal.messages, store=refusal.store, problems=refusal.problems, warnings=warnings
+        ) from None
+
+
+class _Refusal(Exception):
+    """Raised inside the sync's transaction to roll it back; turned into SyncRefused."""
+
+    def __init__(self, messages: list[str], store=None, problems: list[RowProblem] = ()):
+        super().__init__(messages)
+        self.messages = messages
+        self.store = store
+        self.problems = list(problems)
+
+
+def _one_sync_at_a_time() -> None:
+    """Serialise syncs, so a plan is never made from rows another sync is changing.
+
+    SQLite's transactions already hold the write lock from their start (`BEGIN IMMEDIATE`);
+    PostgreSQL takes a transaction-scoped advisory lock.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [SYNC_LOCK])
+
+
+def _plan_and_write(run: _Run, read, info, store_key: str, pack, warnings, report) -> SyncRun:
+    """Plan the sync against memadmin's rows and write it; raise _Refusal on any problem."""
+    store = UpstreamStore.objects.filter(store_uuid=store_key).first()
     problems = [p for p in read.problems if p.table == "memories"]
+    project = run.project
     memories = [m for m in read.memories if not project or m.project_path == project]
-    spec = _pack_spec(pack, run)
+    spec = _pack_spec(pack)
     scope = _Scope.of(store, memories, project)
     messages = scope.conflicts(store_key)
     if project and project not in scope.identities_in_store and not scope.is_bound(project):
-        messages.append(f"{path}: the store holds no memory of project {project}")
+        messages.append(f"{run.path}: the store holds no memory of project {project}")
     if messages:
-        raise run.refuse(messages, store=store, problems=problems, warnings=warnings)
+        raise _Refusal(messages, store, problems)
     report("compare", 0, len(memories))
     upstream_of_pk = scope.upstream_of_pk()
     plan = plan_sync(
@@ -154,23 +189,21 @@ def context_db_sync(
     report("compare", len(memories), len(memories))
     problems += plan.problems
     if problems:
-        messages = [problem_text(p) for p in problems]
-        raise run.refuse(messages, store=store, problems=problems, warnings=warnings)
-    with transaction.atomic(), acting(actor=actor, reason=reason or f"sync from {path}"):
-        store = _store_save(store, store_key, path, info, run.started)
-        writer = SyncWriter(
-            store=store,
-            plan=plan,
-            upstream_of_pk=upstream_of_pk,
-            actor=run.actor,
-            now=run.started,
-            progress=report,
-        )
-        created = writer.projects(scope.projects, scope.identities(), spec)
-        writer.memories()
-        writer.audit()
-        sessions = writer.sessions(read.sessions, scope.session_filter(project))
-        return _record(run, store, plan, created, sessions, warnings + plan.warnings)
+        raise _Refusal([problem_text(p) for p in problems], store, problems)
+    store = _store_save(store, store_key, run.path, info, run.started)
+    writer = SyncWriter(
+        store=store,
+        plan=plan,
+        upstream_of_pk=upstream_of_pk,
+        actor=run.actor,
+        now=run.started,
+        progress=report,
+    )
+    created = writer.projects(scope.projects, scope.identities(), spec)
+    writer.memories()
+    writer.audit()
+    sessions = writer.sessions(read.sessions, scope.session_filter(project))
+    return _record(run, store, plan, created, sessions, warnings + plan.warnings)
 
 
 def read_skipped_ids(problems: list[RowProblem]) -> frozenset[int]:
@@ -182,13 +215,13 @@ def read_skipped_ids(problems: list[RowProblem]) -> frozenset[int]:
     )
 
 
-def _pack_spec(pack: str | None, run: _Run) -> PackSpec | None:
+def _pack_spec(pack: str | None) -> PackSpec | None:
     if not pack:
         return None
     try:
         return pack_load(pack)
     except (PackError, PackNotFoundError) as error:
-        raise run.refuse([f"the pack for new projects cannot be loaded: {error}"]) from error
+        raise _Refusal([f"the pack for new projects cannot be loaded: {error}"]) from error
 
 
 class _Scope:
@@ -312,7 +345,7 @@ def _decoded(row: tuple) -> tuple:
 def _store_save(store, store_key: str, path: Path, info, now: int) -> UpstreamStore:
     if store is None:
         store = UpstreamStore(store_uuid=store_key, first_synced_at=now)
-    store.path = str(path.resolve())
+    store.path = str(path.resolve())[:1000]
     store.schema_version = info.schema_version
     store.migrations = info.migrations
     store.last_synced_at = now
@@ -324,8 +357,8 @@ def _record(run: _Run, store, plan: SyncPlan, created, sessions: int, warnings) 
     counts = {identity: c.as_dict() for identity, c in sorted(plan.counts.items())}
     return SyncRun.objects.create(
         store=store,
-        path=str(run.path),
-        project_filter=run.project,
+        path=str(run.path)[:1000],
+        project_filter=run.project[:200],
         outcome=SyncRun.Outcome.SYNCED,
         actor_label=run.actor.label,
         started_at=run.started,
