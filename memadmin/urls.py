@@ -15,6 +15,7 @@ urlpatterns = [
     path("map/", include("memadmin.headermap.urls")),
     path("ledger/", include("memadmin.ledger.urls")),
     path("history/", include("memadmin.audit.urls")),
+    path("people/", include("memadmin.accounts.urls")),
     path("interop/", include("memadmin.interop.urls")),
     path("admin/", admin.site.urls),
 ]

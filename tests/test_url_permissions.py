@@ -44,10 +44,10 @@ WRITE_ROLE = {
     "ledger": "editor",
     "taxonomy": "curator",
     "interop": "editor",  # a sync writes memories; its pack is the default one
-    "audit:accounts": "admin",
+    "accounts": "admin",
 }
 # The role reads need where it is not viewer.
-READ_ROLE = {"audit:accounts": "admin"}
+READ_ROLE = {"accounts": "admin"}
 # Views whose role is not their area's: the area mixes actions of different weight.
 VIEW_ROLE = {
     "audit:memory_revert": "editor",

@@ -54,7 +54,7 @@ def person_create(request: HtmxHttpRequest) -> HttpResponse:
             messages.success(
                 request, f"{user.get_username()} can now sign in as {form.cleaned_data['role']}."
             )
-            return redirect("audit:accounts:people")
+            return redirect("accounts:people")
     return _page(request, person_form=form, status=400)
 
 
@@ -75,5 +75,5 @@ def person_role(request: HtmxHttpRequest, user_pk: int) -> HttpResponse:
         except ValidationError as error:
             return _page(request, role_errors={user.pk: error.messages}, status=400)
         messages.success(request, f"{user.get_username()} is now {form.cleaned_data['role']}.")
-        return redirect("audit:accounts:people")
+        return redirect("accounts:people")
     return _page(request, role_errors={user.pk: ["Choose one of the four roles."]}, status=400)

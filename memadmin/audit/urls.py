@@ -1,4 +1,4 @@
-from django.urls import include, path
+from django.urls import path
 
 from . import version_views, views
 
@@ -30,6 +30,4 @@ urlpatterns = [
         version_views.criteria_revert_view,
         name="criteria_revert",
     ),
-    # People and roles live with the team audit until the URL map gives them their own root.
-    path("people/", include("memadmin.accounts.urls")),
 ]

@@ -9,7 +9,6 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_tables2 import RequestConfig
 
 from memadmin.accounts.roles import has_role, role_required
-from memadmin.audit.selectors import events_for_object
 from memadmin.htmx_request import HtmxHttpRequest
 
 from . import selectors
@@ -65,7 +64,6 @@ def memory_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             "merged_sources": Memory.objects.filter(pk__in=memory.merged_from or []).only(
                 "id", "upstream_id", "content", "category"
             ),
-            "events": events_for_object("memory", memory.pk)[:20],
         },
     )
 
