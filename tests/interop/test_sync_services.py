@@ -363,3 +363,24 @@ def test_sessions_of_another_project_remain_after_a_filtered_sync(store):
     context_db_sync(path=path)
     context_db_sync(path=path, project=PROJECT)
     assert UpstreamSession.objects.count() == 2
+
+
+def test_the_timeline_tells_what_the_sync_did(store, client_as):
+    """A memory's timeline names the upstream edit and the deletion, by "import"."""
+    from memadmin.audit.timeline import memory_timeline
+
+    path = store()
+    context_db_sync(path=path)
+    write_upstream(path, "UPDATE memories SET content = 'Fact 2, edited.' WHERE id = 2")
+    context_db_sync(path=path)
+    write_upstream(path, "DELETE FROM memories WHERE id = 2")
+    context_db_sync(path=path)
+    memory = synced(2)
+    labels = [(entry.label, entry.actor) for entry in memory_timeline(memory)]
+    assert labels == [
+        ("gone upstream", "import"),
+        ("changed upstream", "import"),
+        ("created", "import"),
+    ]
+    response = client_as("viewer").get(f"/memories/{memory.pk}/")
+    assert response.status_code == 200
