@@ -54,6 +54,12 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--work", type=Path, default=Path("/tmp/memadmin-bench"))
     options = parser.parse_args()
+    database_url = os.environ.get("DATABASE_URL", "")
+    if database_url and "bench" not in database_url.rsplit("/", 1)[-1]:
+        sys.exit(
+            "bench_sync flushes the database it runs on: point DATABASE_URL at a database whose "
+            "name contains 'bench' (e.g. .../memadmin_bench), or unset it to use a scratch SQLite."
+        )
     options.work.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings.local")
     os.environ["MEMADMIN_VAR_DIR"] = str(options.work / "var")
