@@ -18,6 +18,10 @@ from memadmin.taxonomy.services import criteria_override_save
 
 from .selectors import effective_criteria_of
 
+# The audit actions a revert records, so the log can be filtered to reverts.
+REVERTED = "reverted"
+CRITERIA_REVERTED = "criteria_reverted"
+
 
 def revert_reason(number: int, reason: str) -> str:
     """Return the reason a revert records: which version it restores, and why."""
@@ -72,7 +76,11 @@ def memory_revert(*, memory, version, actor, reason: str = ""):
     if not changes:
         raise ValidationError(f"This memory already matches version {number}.", code="unchanged")
     return memory_update(
-        memory=current_memory, actor=actor, reason=revert_reason(number, reason), **changes
+        memory=current_memory,
+        actor=actor,
+        reason=revert_reason(number, reason),
+        action=REVERTED,
+        **changes,
     )
 
 
@@ -104,7 +112,11 @@ def criteria_revert(*, version, actor, reason: str = ""):
         )
     try:
         return criteria_override_save(
-            category=category, criteria=wanted, actor=actor, reason=revert_reason(number, reason)
+            category=category,
+            criteria=wanted,
+            actor=actor,
+            reason=revert_reason(number, reason),
+            action=CRITERIA_REVERTED,
         )
     except ValidationError as error:
         problems = "; ".join(error.messages)

@@ -196,13 +196,15 @@ def memory_update(
     expected_updated_at: int | None = None,
     reason: str = "",
     at_ms: int | None = None,
+    action: str | None = None,
     **changes,
 ) -> Memory:
     """Edit a memory's content, category, importance, scope, shareable flag or status.
 
     A content change recomputes the hash and, as upstream does, resets `shareable` and
     `classified_at`. If `expected_updated_at` is given and the memory changed since, the save
-    is refused with StaleEdit and nothing is written.
+    is refused with StaleEdit and nothing is written. The audit event's action is `action`
+    if given (a revert records "reverted"), else named from what changed.
     """
     unknown = set(changes) - set(EDITABLE_FIELDS)
     if unknown:
@@ -235,7 +237,7 @@ def memory_update(
         if existing is not None:
             raise DuplicateMemory(existing)
     current.updated_at = max((at_ms if at_ms is not None else now_ms()), current.updated_at + 1)
-    action = _update_action(diff)
+    action = action or _update_action(diff)
     with acting(actor=actor, reason=reason):
         try:
             with transaction.atomic():

@@ -206,6 +206,7 @@ def criteria_override_save(
     actor,
     expected_revision: int | None = None,
     reason: str = "",
+    action: str | None = None,
 ) -> Category:
     """Save people's criteria for a category, overriding the pack default.
 
@@ -213,7 +214,8 @@ def criteria_override_save(
     Criteria equal to what is in force change nothing: no revision, no audit event, no
     new surface hash. Criteria equal to the pack default clear the override. If
     `expected_revision` is given and someone saved since, StaleCriteria is raised and
-    nothing is written. Saving acknowledges a pack default that moved underneath.
+    nothing is written. Saving acknowledges a pack default that moved underneath. The
+    audit event's action is `action` if given (a revert records "criteria_reverted").
     """
     normalised = criteria_validate(criteria)
     current_category = _locked(category)
@@ -230,7 +232,8 @@ def criteria_override_save(
         current_category.revision += 1
         current_category.save()
         event = audit_record(
-            action="criteria_override_cleared" if back_to_default else "criteria_override_saved",
+            action=action
+            or ("criteria_override_cleared" if back_to_default else "criteria_override_saved"),
             target=current_category,
             project=current_category.project,
             category=current_category.name,

@@ -36,6 +36,25 @@ def test_revert_records_a_new_version_with_the_old_values(make_memory, people):
     assert versions[1].content == "Deploy by hand."
 
 
+def test_revert_is_recorded_as_a_revert_and_named_so_on_the_timeline(make_memory, people):
+    """The log can be filtered to reverts; the timeline heads the entry "reverted", with its diff."""
+    from memadmin.audit.timeline import memory_timeline
+
+    memory = make_memory("Deploy with just deploy.")
+    memory_update(memory=memory, actor="historian", content="Deploy by hand.")
+    memory_revert(memory=memory, version=memory_versions(memory.pk)[0], actor=people["editor"])
+    event = AuditEvent.objects.get(action="reverted")
+    assert (event.object_id, event.actor_label) == (str(memory.pk), "editor")
+    assert event.changes["content"] == ["Deploy by hand.", "Deploy with just deploy."]
+    newest = memory_timeline(memory)[0]
+    assert newest.kinds == ["reverted", "edited"]
+    assert (newest.label, newest.reason) == (
+        "reverted to an earlier version",
+        "Reverted to version 1.",
+    )
+    assert newest.diff
+
+
 def test_revert_can_restore_the_category(make_memory, people):
     """A version in another category that is still in the pack comes back whole."""
     memory = make_memory("Benchmarks of the cache.", category="RESEARCH")
@@ -122,7 +141,9 @@ def test_criteria_revert_puts_the_old_text_in_force_as_a_new_version(project, pe
     newest = criteria_versions(project.pk, "OPS_RULES")[-1]
     assert newest.history_change_reason == "Reverted to version 2: clearer"
     assert newest.history_actor == "curator"
-    assert AuditEvent.objects.filter(action="criteria_override_saved").count() == 3
+    assert AuditEvent.objects.filter(action="criteria_override_saved").count() == 2
+    reverted = AuditEvent.objects.get(action="criteria_reverted")
+    assert (reverted.category, reverted.actor_label) == ("OPS_RULES", "curator")
 
 
 def test_criteria_revert_to_the_pack_default_clears_the_override(project):
