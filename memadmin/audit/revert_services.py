@@ -75,6 +75,9 @@ def memory_revert(*, memory, version, actor, reason: str = ""):
     changes = {n: v for n, v in wanted.items() if getattr(current_memory, n) != v}
     if not changes:
         raise ValidationError(f"This memory already matches version {number}.", code="unchanged")
+    if "content" in changes:
+        # A new text resets the shareable flag unless it is given: give the version's.
+        changes["shareable"] = wanted["shareable"]
     return memory_update(
         memory=current_memory,
         actor=actor,

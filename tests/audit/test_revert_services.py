@@ -55,6 +55,17 @@ def test_revert_is_recorded_as_a_revert_and_named_so_on_the_timeline(make_memory
     assert newest.diff
 
 
+def test_revert_of_the_text_brings_back_the_versions_shareable_flag(make_memory, people):
+    """A new text resets the shareable flag, but a revert restores the version's whole state."""
+    memory = make_memory("Use the staging cluster for load tests.")
+    memory_update(memory=memory, actor="agent", shareable=True)
+    memory_update(memory=memory, actor="agent", content="Use prod for load tests.", shareable=True)
+    shared_first = memory_versions(memory.pk)[1]
+    assert shared_first.shareable
+    reverted = memory_revert(memory=memory, version=shared_first, actor=people["editor"])
+    assert (reverted.content, reverted.shareable) == (shared_first.content, True)
+
+
 def test_revert_can_restore_the_category(make_memory, people):
     """A version in another category that is still in the pack comes back whole."""
     memory = make_memory("Benchmarks of the cache.", category="RESEARCH")
