@@ -158,6 +158,10 @@ def _update_categories(project: Project, spec: PackSpec) -> None:
                 if not category.default_moved:
                     category.previous_default = category.default_criteria
                 category.default_moved = True
+            if category.default_moved and default == category.previous_default:
+                # Back to the default the override was written against: nothing moved.
+                category.default_moved = False
+                category.previous_default = None
             category.default_criteria = default
             changed = True
         if changed:

@@ -252,3 +252,19 @@ def test_a_malformed_map_changes_nothing(project, ops_variant):
             "pack", "upgrade", "ops-six", "--project", project.identity, "--map", "X", "--apply"
         )
     assert snapshot(project) == before
+
+
+def test_a_default_moved_back_under_an_override_lowers_the_flag(project, ops_variant):
+    """An upgrade that restores the default an override was written against unflags it."""
+    override(project, "OPS_RULES", hard_stop="Ours.")
+    ops_variant((OPS_DEFINITION, NEW_OPS_DEFINITION))
+    pack_upgrade(project=project, spec=pack_load("ops-six"), actor="system")
+    assert category_by_name(project, "OPS_RULES").default_moved
+
+    ops_variant(version="1.2.0")
+    project.refresh_from_db()
+    pack_upgrade(project=project, spec=pack_load("ops-six"), actor="system")
+    ops = category_by_name(project, "OPS_RULES")
+    assert not ops.default_moved
+    assert ops.previous_default is None
+    assert ops.effective_criteria["hard_stop"] == "Ours."
