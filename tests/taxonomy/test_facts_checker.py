@@ -195,3 +195,13 @@ def test_the_command_refuses_a_missing_file_or_project(project, tmp_path):
         call_command("facts", "check", str(tmp_path / "none"), "--project", project.identity)
     with pytest.raises(CommandError, match="no project"):
         call_command("facts", "check", str(tmp_path), "--project", "git:nope")
+
+
+def test_the_write_form_sends_back_the_text_with_its_leading_blank_lines(project, client_as):
+    """HTML drops a textarea's first line break; the form adds one, so line numbers hold."""
+    text = "\n\n" + OUTPUT
+    url = reverse("taxonomy:facts", args=[project.pk])
+    page = client_as("editor").post(url, {"text": text, "action": "check"}).content.decode()
+    opening = '<textarea name="text" hidden aria-hidden="true">'
+    held = page[page.index(opening) + len(opening) : page.index("</textarea>", page.index(opening))]
+    assert held.removeprefix("\n") == text.replace("<", "&lt;").replace(">", "&gt;")
