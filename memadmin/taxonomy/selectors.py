@@ -6,12 +6,12 @@ texts and their surface hash are assembled from the same rows.
 """
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
-from memadmin.core.facts import AcceptedFact, FactsReport, parse_facts
+from memadmin.core.facts import AcceptedFact, FactsReport, parse_facts, unknown_category
 from memadmin.core.packs import CategorySpec, criteria_from_dict
 from memadmin.core.prompts import render_all, surface_hash
 
@@ -116,9 +116,25 @@ def surface_state(project) -> SurfaceState:
     return SurfaceState(value=value, recorded=value == last_recorded_hash(project))
 
 
+def legacy_tag(name: str, maps_to: str) -> str:
+    """Return the rejection reason for a block tagged with a read-only legacy category."""
+    return f"legacy category <{name}> is read-only; its facts belong in <{maps_to}>"
+
+
 def facts_check(project, text: str) -> FactsReport:
-    """Return the historian output parsed against the project's writable categories."""
-    return parse_facts(text, category_names(project, writable_only=True))
+    """Return the historian output parsed against the project's writable categories.
+
+    A block tagged with one of the pack's legacy categories is rejected as read-only,
+    naming where its facts belong, rather than as an unknown category.
+    """
+    report = parse_facts(text, category_names(project, writable_only=True))
+    legacy = categories_of(project).filter(legacy=True).values_list("name", "maps_to")
+    reasons = {unknown_category(name): legacy_tag(name, maps_to) for name, maps_to in legacy}
+    report.rejected = [
+        replace(item, reason=reasons[item.reason]) if item.reason in reasons else item
+        for item in report.rejected
+    ]
+    return report
 
 
 def accepted_by_category(report: FactsReport) -> dict[str, list[AcceptedFact]]:

@@ -55,13 +55,17 @@ def test_the_contract_tags_of_the_historian_prompt_are_the_categories_the_checke
     assert report.rejected == []
 
 
-def test_legacy_categories_are_rejected_as_unknown(mc_project):
-    """A legacy tag takes no facts: the historian is told never to use it."""
+def test_legacy_categories_are_rejected_as_read_only(mc_project):
+    """A legacy tag takes no facts; the reason names it read-only and where its facts go."""
     report = facts_check(
-        mc_project, "<facts>\n<USER_DIRECTIVES>\n* Tabs.\n</USER_DIRECTIVES>\n</facts>"
+        mc_project,
+        "<facts>\n<USER_DIRECTIVES>\n* Tabs.\n</USER_DIRECTIVES>\n<NOPE>\n* x\n</NOPE>\n</facts>",
     )
     assert report.accepted == []
-    assert report.rejected[0].reason == "unknown category <USER_DIRECTIVES>"
+    assert [(item.line, item.reason) for item in report.rejected] == [
+        (3, "legacy category <USER_DIRECTIVES> is read-only; its facts belong in <PROJECT_RULES>"),
+        (6, "unknown category <NOPE>"),
+    ]
 
 
 @settings(
