@@ -37,6 +37,14 @@ class FieldGroup:
     kind: str  # "line", "text", "list" or "pairs"
     boxes: list = field(default_factory=list)  # bound fields; for pairs, (example, reason) rows
     errors: list[str] = field(default_factory=list)
+    limit: int = 0  # characters per box
+
+    @property
+    def limit_text(self) -> str:
+        """Return the field's limits as a sentence, shown before anything is refused."""
+        if self.kind in ("list", "pairs"):
+            return f"At most {MAX_ITEMS} items of {self.limit} characters each."
+        return f"At most {self.limit} characters."
 
 
 def _rows_posted(data, prefix: str) -> int:
@@ -107,7 +115,12 @@ class CriteriaForm(forms.Form):
         groups = []
         for name in self.names:
             group = FieldGroup(
-                name, LABELS[name], HELP[name], "text", errors=self.group_errors[name]
+                name,
+                LABELS[name],
+                HELP[name],
+                "text",
+                errors=self.group_errors[name],
+                limit=LIMITS[name],
             )
             if name == "test_question":
                 group.kind, group.boxes = "line", [self[name]]

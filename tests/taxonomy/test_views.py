@@ -430,3 +430,12 @@ def test_surface_history_lists_value_change_who_and_when(project, client_as):
     assert "pack ops-six 1.0.0 installed" in page
     assert "curator" in page and "system" in page
     assert current_surface_hash(project)[:12] in page
+
+
+def test_the_form_states_each_fields_limit_before_anything_is_refused(project, client_as):
+    """A pasted text is cut short by the box's maxlength, so the limit is written beside it."""
+    edit_url = reverse("taxonomy:edit", args=[project.pk, "OPS_RULES"])
+    body = client_as("curator").get(edit_url).content.decode()
+    assert f"What the category holds. Required. At most {DEFINITION_MAX} characters." in body
+    assert "At most 300 characters." in body
+    assert "At most 20 items of 500 characters each." in body
