@@ -2,6 +2,8 @@
 
 import pytest
 from django.core.exceptions import ValidationError
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite, CompositeMember
@@ -280,3 +282,61 @@ class TestUndo:
         memory_merge_undo(result=result, actor="agent")
         assert CompositeMember.objects.count() == 2
         assert Composite.objects.count() == 1
+
+
+def composite_state(composite) -> tuple[int, list[int], int]:
+    composite.refresh_from_db()
+    return composite.head_id, members_of(composite), composite.cursor
+
+
+SHAPES = st.lists(
+    st.tuples(
+        st.integers(0, 5),
+        st.lists(st.integers(0, 5), max_size=5, unique=True),
+        st.integers(0, 4),
+    ),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(shapes=SHAPES, picked=st.sets(st.integers(0, 5), min_size=2, max_size=4))
+def test_any_merge_repoints_by_the_rules_and_its_undo_restores_everything(make, shapes, picked):
+    """Sources become the result in place, duplicates and the head drop out, undo is exact."""
+    pool = [make() for _ in range(6)]
+    composites = []
+    for head, chosen, cursor in shapes:
+        members = [pool[i] for i in chosen if i != head]
+        composite = composite_create(
+            head=pool[head], type="sequence", members=members, actor="agent"
+        )
+        if members:
+            composite_cursor_set(composite=composite, position=cursor % len(members), actor="agent")
+        composites.append(composite)
+    before = [composite_state(composite) for composite in composites]
+    sources = {pool[i].pk for i in picked}
+    result = memory_merge(
+        memories=[pool[i] for i in picked], content=f"Merged from {sorted(sources)}.", actor="agent"
+    )
+
+    def follow(memory_id: int) -> int:
+        return result.pk if memory_id in sources else memory_id
+
+    for composite, (head, members, cursor) in zip(composites, before, strict=True):
+        new_head = follow(head)
+        expected: list[int] = []
+        for member in map(follow, members):
+            if member != new_head and member not in expected:
+                expected.append(member)
+        now_head, now_members, now_cursor = composite_state(composite)
+        assert (now_head, now_members) == (new_head, expected)
+        assert (now_members == [] and now_cursor == 0) or 0 <= now_cursor < len(now_members)
+        if members and follow(members[cursor]) in expected:
+            assert now_members[now_cursor] == follow(members[cursor])
+    memory_merge_undo(result=result, actor="agent")
+    assert [composite_state(composite) for composite in composites] == before
