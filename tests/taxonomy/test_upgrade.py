@@ -2,6 +2,7 @@
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 from memadmin.audit.models import AuditEvent
 from memadmin.memories.models import Memory
@@ -268,3 +269,11 @@ def test_a_default_moved_back_under_an_override_lowers_the_flag(project, ops_var
     assert not ops.default_moved
     assert ops.previous_default is None
     assert ops.effective_criteria["hard_stop"] == "Ours."
+
+
+def test_the_hash_history_names_an_upgrade_once(project, ops_variant, client_as):
+    """The upgrade's default reason repeats its change, so the history does not show it twice."""
+    ops_variant((OPS_DEFINITION, NEW_OPS_DEFINITION))
+    pack_upgrade(project=project, spec=pack_load("ops-six"), actor="system")
+    page = client_as("viewer").get(reverse("taxonomy:surface", args=[project.pk]))
+    assert page.content.decode().count("pack upgrade ops-six 1.0.0 -&gt; ops-six 1.1.0") == 1
