@@ -45,12 +45,9 @@ def memory_revert(*, memory, version, actor, reason: str = ""):
     current_memory = Memory.objects.select_for_update().select_related("project").get(pk=memory.pk)
     project = current_memory.project
     wanted = {name: getattr(version, name) for name in EDITABLE_FIELDS}
-    if wanted["category"] not in category_names(project):
-        raise ValidationError(
-            f"Version {number} files this memory under {wanted['category']}, which is no longer "
-            f"a category of {project.name}'s pack; recategorise it by hand instead.",
-            code="category_gone",
-        )
+    refusal = _refusal(current_memory, wanted, number, category_names(project))
+    if refusal is not None:
+        raise refusal
     duplicate = (
         Memory.objects.filter(
             project=project,
@@ -66,15 +63,7 @@ def memory_revert(*, memory, version, actor, reason: str = ""):
             f"in {duplicate.category}; merge the two instead.",
             code="duplicate",
         )
-    if current_memory.superseded_by_id and wanted["status"] != Memory.Status.ARCHIVED:
-        raise ValidationError(
-            f"This memory was superseded by #{current_memory.superseded_by_id}; a revert cannot "
-            "make it active again beside its successor. Undo the merge instead.",
-            code="superseded",
-        )
     changes = {n: v for n, v in wanted.items() if getattr(current_memory, n) != v}
-    if not changes:
-        raise ValidationError(f"This memory already matches version {number}.", code="unchanged")
     if "content" in changes:
         # A new text resets the shareable flag unless it is given: give the version's.
         changes["shareable"] = wanted["shareable"]
@@ -85,6 +74,42 @@ def memory_revert(*, memory, version, actor, reason: str = ""):
         action=REVERTED,
         **changes,
     )
+
+
+def _refusal(memory, wanted: dict, number: int, categories) -> ValidationError | None:
+    """Return why the memory cannot take the `wanted` values, by the rules read off the row."""
+    if wanted["category"] not in categories:
+        return ValidationError(
+            f"Version {number} files this memory under {wanted['category']}, which is no longer "
+            f"a category of {memory.project.name}'s pack; recategorise it by hand instead.",
+            code="category_gone",
+        )
+    if memory.superseded_by_id and wanted["status"] != Memory.Status.ARCHIVED:
+        return ValidationError(
+            f"This memory was superseded by #{memory.superseded_by_id}; a revert cannot "
+            "make it active again beside its successor. Undo the merge instead.",
+            code="superseded",
+        )
+    if all(getattr(memory, name) == value for name, value in wanted.items()):
+        return ValidationError(f"This memory already matches version {number}.", code="unchanged")
+    return None
+
+
+def memory_revert_refusals(memory, versions) -> dict[int, str]:
+    """Return, by version id, why a revert of `memory` to that version would be refused.
+
+    Only the rules the rows themselves show are checked, in a constant number of queries,
+    so a history page can leave out a revert that would surely be refused; a duplicate of
+    another memory is found by `memory_revert` itself.
+    """
+    categories = category_names(memory.project)
+    refusals = {}
+    for version in versions:
+        wanted = {name: getattr(version, name) for name in EDITABLE_FIELDS}
+        refusal = _refusal(memory, wanted, version.number, categories)
+        if refusal is not None:
+            refusals[version.history_id] = refusal.messages[0]
+    return refusals
 
 
 @transaction.atomic

@@ -18,7 +18,7 @@ from memadmin.memories.models import Memory, Project
 from . import selectors
 from .compare import criteria_comparison, memory_comparison
 from .forms import CompareForm, RevertForm
-from .revert_services import criteria_revert, memory_revert
+from .revert_services import criteria_revert, memory_revert, memory_revert_refusals
 from .selectors import ForeignVersion, UnknownVersion
 from .timeline import memory_timeline
 
@@ -62,6 +62,9 @@ def memory_history(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
 
 def _memory_history_page(request, memory, revert_form, status=200) -> HttpResponse:
     versions = selectors.memory_versions(memory.pk)
+    refusals = memory_revert_refusals(memory, versions)
+    for version in versions:
+        version.revert_refusal = refusals.get(version.history_id, "")
     return render(
         request,
         "audit/memory_history.html",

@@ -12,7 +12,7 @@ from django.utils import timezone
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.selectors import criteria_versions, memory_versions
 from memadmin.memories.models import Memory
-from memadmin.memories.services import memory_update
+from memadmin.memories.services import memory_supersede, memory_update
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
 
@@ -147,6 +147,24 @@ def test_memory_history_lists_versions_and_the_full_timeline(client_as, edited_m
     response = client_as("editor").get(reverse("audit:memory_history", args=[edited_memory.pk]))
     assert [v.number for v in response.context["versions"]] == [2, 1]
     assert "Revert to version 1" in body(response)
+
+
+def test_a_revert_that_would_be_refused_is_not_offered_and_says_why(
+    client_as, edited_memory, make_memory
+):
+    """Back at version 1's state, version 1 offers no revert; a superseded memory offers none."""
+    first = memory_versions(edited_memory.pk)[0]
+    memory_update(memory=edited_memory, actor="agent", content=first.content)
+    editor = client_as("editor")
+    page = body(editor.get(reverse("audit:memory_history", args=[edited_memory.pk])))
+    assert "Revert to version 1" not in page
+    assert "This memory already matches version 1." in page
+    assert "Revert to version 2" in page
+    newer = make_memory("Deploy with the new pipeline.")
+    memory_supersede(memory=edited_memory, successor=newer, actor="agent")
+    page = body(editor.get(reverse("audit:memory_history", args=[edited_memory.pk])))
+    assert "Revert to version 2" not in page
+    assert f"superseded by #{newer.pk}" in page
 
 
 def test_viewers_are_not_offered_a_revert(client_as, edited_memory):
