@@ -122,3 +122,39 @@ def test_a_merge_repoints_the_members(logged_in_page, live_server, project, step
     page.goto(f"{live_server.url}/composites/{composite.pk}/")
     assert "Steps one and three, merged." in page.locator(".member-list").inner_text()
     assert "Step one." not in page.locator(".member-list").inner_text()
+
+
+def test_editing_and_the_map_work_without_javascript(browser, live_server, project, steps, people):
+    """With JavaScript off, each button posts a whole page and the map opens by its links."""
+    head, one, two, three, _ = steps
+    composite = composite_create(
+        head=head, type="sequence", members=[one, two, three], actor="agent"
+    )
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "editor")
+    page.fill("#id_password", "correct horse battery staple")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/memories/**")
+    page.goto(f"{live_server.url}/composites/{composite.pk}/")
+    page.click(f"button[aria-label='Move #{one.display_id} down']")
+    page.wait_for_load_state()
+    assert member_ids(composite) == [two.pk, one.pk, three.pk]
+    assert "Step 2 of 3" in page.locator(".cursor-at").inner_text()  # it follows step one
+    page.click("button:has-text('Back')")
+    page.wait_for_load_state()
+    page.click("button:has-text('Back')")
+    page.wait_for_load_state()
+    assert "Step 3 of 3" in page.locator(".cursor-at").inner_text()
+    page.fill("#id_members", str(head.display_id))
+    page.click("button:has-text('Add members')")
+    page.wait_for_load_state()
+    assert "never its own member" in page.locator(".messages").inner_text()
+    assert member_ids(composite) == [two.pk, one.pk, three.pk]
+    page.goto(f"{live_server.url}/map/?project={project.pk}")
+    page.locator(f"#map-node-{head.pk} > details > summary").click()
+    page.click(f"#map-node-{head.pk} a:has-text('Show its 3 details')")
+    page.wait_for_url(f"**open={head.pk}**")
+    assert page.locator(f"#map-node-{head.pk}-{two.pk}").is_visible()
+    context.close()
