@@ -35,7 +35,10 @@ def _split(request: HtmxHttpRequest, text: str) -> dict:
 
     With no boundaries given (or "propose" asked, or the mode just changed) the proposal
     for the mode is used; otherwise the submitted start lines, minus merged fragments,
-    plus the new one.
+    plus the new one. The mode changed when a preview's `by` differs from `by_was`, the
+    mode the page showed: htmx names the fieldset, not the select, as the trigger, and a
+    page without JavaScript sends no trigger at all. Applying (POST) keeps the boundaries
+    shown.
     """
     data = request.POST if request.method == "POST" else request.GET
     by = data.get("by", "auto")
@@ -45,7 +48,8 @@ def _split(request: HtmxHttpRequest, text: str) -> dict:
     merged, merge_problems = _numbers(data.getlist("merge"))
     split_at, split_problems = _numbers([data.get("split_at", "")])
     problems += merge_problems + split_problems
-    reproposed = "propose" in data or (request.htmx and request.htmx.trigger_name == "by")
+    mode_changed = request.method == "GET" and data.get("by_was", by) != by
+    reproposed = "propose" in data or mode_changed
     if reproposed or not ("start" in data or split_at):
         lines = proposed_lines(text, by)
     else:

@@ -80,3 +80,26 @@ def test_the_budget_works_without_javascript(browser, live_server, store, people
     assert "of 700 tokens" in heading(page)
     assert page.input_value("#budget-range") == "700"
     context.close()
+
+
+FRAGMENTABLE = (
+    "Release SOP, the full procedure for shipping a version of the service to production.\n\n"
+    "1. Build with make release, after checking that the changelog names every change.\n"
+    "2. Tag with git tag vX and push the tag, so that the pipeline builds the images.\n"
+    "3. Announce it in #releases, with the changelog and the rollback instructions."
+)
+
+
+def test_choosing_another_split_mode_proposes_its_split(logged_in_page, live_server, project):
+    """On the fragment page, the mode select replaces the split with that mode's proposal."""
+    memory = memory_create(
+        project=project, category="OPS_RULES", content=FRAGMENTABLE, actor="historian"
+    )
+    page = logged_in_page("editor")
+    page.goto(f"{live_server.url}/ledger/fragment/{memory.pk}/")
+    assert page.locator("#split-section h2").inner_text() == "4 details"
+
+    page.select_option("#split-by", "paragraphs")
+    page.locator("#split-section h2", has_text="2 details").wait_for()
+    page.select_option("#split-by", "items")
+    page.locator("#split-section h2", has_text="4 details").wait_for()

@@ -48,12 +48,28 @@ def test_merging_and_moving_refresh_the_preview_over_htmx(client_as, long_memory
 
 
 def test_changing_the_mode_proposes_again(client_as, long_memory):
-    """Choosing another split mode replaces the boundaries with its proposal."""
+    """Choosing another split mode replaces the boundaries with its proposal.
+
+    htmx names the fieldset as the trigger, not the select, so only `by_was` tells.
+    """
     response = client_as("editor").get(
-        url(long_memory) + "?by=paragraphs&start=4",
-        headers={"HX-Request": "true", "HX-Trigger-Name": "by"},
+        url(long_memory) + "?by=paragraphs&by_was=auto&start=3&start=5",
+        headers={"HX-Request": "true"},
     )
     assert "2 details" in response.content.decode()
+
+
+def test_changing_the_mode_proposes_again_without_javascript(client_as, long_memory):
+    """ "Preview the split" after choosing another mode shows that mode's proposal."""
+    body = client_as("editor").get(url(long_memory) + "?by=paragraphs&by_was=auto&start=3&start=5")
+    assert "2 details" in body.content.decode()
+
+
+def test_the_same_mode_keeps_the_adjusted_boundaries(client_as, long_memory):
+    """A preview in the mode already shown keeps the start lines as moved."""
+    body = client_as("editor").get(url(long_memory) + "?by=auto&by_was=auto&start=3&start=5")
+    assert "3 details" in body.content.decode()  # the proposal has 4
+    assert 'name="by_was" value="auto"' in body.content.decode()
 
 
 def test_an_empty_fragment_is_refused_with_its_lines(client_as, long_memory):
