@@ -69,12 +69,18 @@ class MemoryAdmin(ServiceAdmin):
             return ()
         # Everything but the editable fields is written by syncs, merges and the agents.
         editable = {"reason", *EDITABLE_FIELDS}
+        if obj.superseded_by_id:
+            # memory_update does not refuse a new status; a superseded memory made active
+            # again would stand beside its successor. Undoing the merge is the way back.
+            editable.discard("status")
         return ("project", *(f.name for f in Memory._meta.fields if f.name not in editable))
 
     def get_fields(self, request, obj=None):
         if obj is None:
             return ("project", *EDITABLE_FIELDS, "reason")
-        return (*EDITABLE_FIELDS, "reason", *self.get_readonly_fields(request, obj))
+        readonly = self.get_readonly_fields(request, obj)
+        editable = (name for name in EDITABLE_FIELDS if name not in readonly)
+        return (*editable, "reason", *readonly)
 
     def service_save(self, request, instance, data, change):
         fields = {name: data[name] for name in EDITABLE_FIELDS if name in data}

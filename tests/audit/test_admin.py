@@ -10,7 +10,7 @@ from memadmin.audit.models import AuditEvent
 from memadmin.audit.service_admin import ReadOnlyAdmin, ServiceAdmin
 from memadmin.composites.models import Composite
 from memadmin.memories.models import Memory
-from memadmin.memories.services import memory_create
+from memadmin.memories.services import memory_create, memory_supersede
 from memadmin.taxonomy.selectors import category_by_name
 
 pytestmark = pytest.mark.django_db
@@ -96,6 +96,20 @@ def test_editing_a_memory_in_the_admin_goes_through_memory_update(client_as, pro
     assert memory.content == "New."
     newest = memory.history.first()
     assert (newest.history_actor, newest.history_change_reason) == ("admin", "typo")
+
+
+def test_the_admin_cannot_make_a_superseded_memory_active_again(client_as, project):
+    """A superseded memory's status is read only: it cannot stand beside its successor."""
+    old = memory_create(project=project, category="OPS_RULES", content="Old way.", actor="agent")
+    new = memory_create(project=project, category="OPS_RULES", content="New way.", actor="agent")
+    memory_supersede(memory=old, successor=new, actor="agent")
+    response = client_as("admin").post(
+        f"/admin/memories/memory/{old.pk}/change/",
+        {**MEMORY, "content": "Old way.", "reason": "bring it back"},
+    )
+    assert response.status_code == 302
+    old.refresh_from_db()
+    assert (old.status, old.superseded_by_id) == ("archived", new.pk)
 
 
 def test_memories_cannot_be_deleted_in_the_admin(client_as, project):
