@@ -8,6 +8,7 @@ from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts.roles import role_required
 from memadmin.core.fragments import Fragment, SplitError
+from memadmin.core.tokens import TokenCounter
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
 
@@ -63,8 +64,7 @@ def _split(request: HtmxHttpRequest, text: str) -> dict:
     return {"by": by, "lines": lines, "fragments": fragments, "problems": problems}
 
 
-def _preview(fragments: list[Fragment], text: str) -> list[dict]:
-    counter = choose_counter().counter
+def _preview(fragments: list[Fragment], text: str, counter: TokenCounter) -> list[dict]:
     return [
         {
             "number": number,
@@ -115,11 +115,13 @@ def fragment(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
             )
             return redirect("memories:detail", pk=result.header.pk)
     refused = request.method == "POST" and (form.errors or split["problems"])
+    counter = choose_counter()  # named on the page, with a notice if it fell back
     context = {
         "memory": memory,
         "form": form,
         "split": split,
-        "preview": _preview(split["fragments"], memory.content),
+        "counter": counter,
+        "preview": _preview(split["fragments"], memory.content, counter.counter),
         "split_modes": SPLIT_MODES,
         "text_lines": memory.content.split("\n"),
         "archived": memory.status == Memory.Status.ARCHIVED,

@@ -32,6 +32,22 @@ def test_the_page_previews_the_proposed_split(client_as, long_memory):
     assert "4 details" in body
 
 
+def test_the_preview_names_the_counter_behind_its_counts(client_as, long_memory):
+    """Each fragment's token count comes with the counter's name."""
+    body = client_as("editor").get(url(long_memory)).content.decode()
+    assert "Token counts by the <strong>claude</strong> counter." in body
+
+
+def test_without_claude_the_preview_says_it_uses_the_heuristic(
+    client_as, long_memory, tmp_path, monkeypatch
+):
+    """Where claude is not set up, the split preview names the heuristic and says why."""
+    monkeypatch.setenv("MEMADMIN_TOKENIZER_DIR", str(tmp_path))
+    body = client_as("editor").get(url(long_memory)).content.decode()
+    assert "Token counts by the <strong>heuristic</strong> counter." in body
+    assert "ledger-heuristic-notice" in body
+
+
 def test_merging_and_moving_refresh_the_preview_over_htmx(client_as, long_memory):
     """Merging fragment 4 into 3 gives three details, in the split section alone."""
     response = client_as("editor").get(
