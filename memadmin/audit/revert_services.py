@@ -135,9 +135,7 @@ def criteria_revert(*, version, actor, reason: str = ""):
         )
     wanted = effective_criteria_of(version)
     if wanted == category.effective_criteria:
-        raise ValidationError(
-            f"The criteria of version {number} are the ones in force already.", code="unchanged"
-        )
+        raise ValidationError(_criteria_in_force(number), code="unchanged")
     try:
         return criteria_override_save(
             category=category,
@@ -152,3 +150,24 @@ def criteria_revert(*, version, actor, reason: str = ""):
             f"The criteria of version {number} no longer pass the pack's rules: {problems}",
             code="invalid",
         ) from error
+
+
+def _criteria_in_force(number: int) -> str:
+    return f"The criteria of version {number} are the ones in force already."
+
+
+def criteria_revert_refusals(versions) -> dict[int, str]:
+    """Return, by version id, why a revert to that category version would be refused.
+
+    `versions` are the category's versions oldest first, as `criteria_versions` numbers
+    them; the newest holds the criteria in force. A version whose criteria are those is
+    refused; the pack's rules are checked by `criteria_revert` itself.
+    """
+    if not versions:
+        return {}
+    in_force = effective_criteria_of(versions[-1])
+    return {
+        version.history_id: _criteria_in_force(version.number)
+        for version in versions
+        if effective_criteria_of(version) == in_force
+    }

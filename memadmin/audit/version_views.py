@@ -18,7 +18,12 @@ from memadmin.memories.models import Memory, Project
 from . import selectors
 from .compare import criteria_comparison, memory_comparison
 from .forms import CompareForm, RevertForm
-from .revert_services import criteria_revert, memory_revert, memory_revert_refusals
+from .revert_services import (
+    criteria_revert,
+    criteria_revert_refusals,
+    memory_revert,
+    memory_revert_refusals,
+)
 from .selectors import ForeignVersion, UnknownVersion
 from .timeline import memory_timeline
 
@@ -151,6 +156,9 @@ def _criteria_history_page(request, project, name, revert_form, status=200) -> H
     if not versions:
         raise Http404(f"{project.name} has no category {name} and never had.")
     latest = versions[-1]
+    refusals = criteria_revert_refusals(versions)
+    for version in versions:
+        version.revert_refusal = refusals.get(version.history_id, "")
     return render(
         request,
         "audit/criteria_history.html",

@@ -340,6 +340,18 @@ def test_curator_reverts_criteria_and_editor_cannot(client_as, project, overridd
     assert not category_by_name(project, "OPS_RULES").is_overridden
 
 
+def test_criteria_already_in_force_are_not_offered_as_a_revert(client_as, project, overridden):
+    """Back to the pack default, version 1 (the default) offers no revert; version 2 does."""
+    criteria_override_save(
+        category=overridden, criteria=overridden.default_criteria, actor="system"
+    )
+    url = reverse("audit:criteria_history", args=[project.pk, "OPS_RULES"])
+    page = body(client_as("curator").get(url))
+    assert "Revert to version 1" not in page
+    assert "The criteria of version 1 are the ones in force already." in page
+    assert "Revert to version 2" in page
+
+
 def test_criteria_revert_to_another_categorys_version_is_a_bad_request(
     client_as, project, overridden
 ):
