@@ -103,3 +103,23 @@ def test_choosing_another_split_mode_proposes_its_split(logged_in_page, live_ser
     page.locator("#split-section h2", has_text="2 details").wait_for()
     page.select_option("#split-by", "items")
     page.locator("#split-section h2", has_text="4 details").wait_for()
+
+
+def test_copy_puts_the_exact_block_on_the_clipboard(logged_in_page, live_server, store):
+    """The Copy button copies the block as injected: escaped content stays escaped."""
+    memory_create(
+        project=store,
+        category="OPS_RULES",
+        content="Deploy with `just deploy <env>` & check.",
+        importance=99,
+        actor="historian",
+    )
+    page = logged_in_page("viewer")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+    page.goto(f"{live_server.url}/ledger/{store.pk}/?counter=heuristic")
+    page.click("button.copy")
+    page.locator("button.copy", has_text="Copied").wait_for()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    download = page.request.get(f"{live_server.url}/ledger/{store.pk}/download/?counter=heuristic")
+    assert copied == download.text()
+    assert "`just deploy &lt;env&gt;` &amp; check." in copied
