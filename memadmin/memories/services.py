@@ -213,6 +213,18 @@ def memory_update(
     if expected_updated_at is not None and current.updated_at != expected_updated_at:
         raise StaleEdit(current)
     _validate_fields(project=current.project, fields=changes)
+    if (
+        current.superseded_by_id is not None
+        and changes.get("status", Memory.Status.ARCHIVED) != Memory.Status.ARCHIVED
+    ):
+        raise ValidationError(
+            {
+                "status": (
+                    f"Memory #{current.display_id} was superseded; it stays archived beside its "
+                    "successor. Undo the merge or fragmentation instead."
+                )
+            }
+        )
     diff = {
         name: [getattr(current, name), value]
         for name, value in changes.items()

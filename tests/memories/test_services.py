@@ -145,3 +145,16 @@ def test_project_identity_must_be_upstream_shaped(db):
     """A project identity is git:<sha> or dir:<hash>."""
     with pytest.raises(ValidationError, match="git:<root-commit-sha>"):
         project_create(identity="/home/me/project", name="x", actor="agent")
+
+
+def test_a_superseded_memory_cannot_be_made_live_again(project):
+    """Editing a superseded memory's status back to active is refused; it stays archived."""
+    from memadmin.memories.services import memory_supersede
+
+    old = memory_create(project=project, category="OPS_RULES", content="Old way.", actor="agent")
+    new = memory_create(project=project, category="OPS_RULES", content="New way.", actor="agent")
+    memory_supersede(memory=old, successor=new, actor="dreamer")
+    with pytest.raises(ValidationError, match="superseded"):
+        memory_update(memory=old, actor="agent", status="active")
+    old.refresh_from_db()
+    assert old.status == "archived" and old.superseded_by == new
