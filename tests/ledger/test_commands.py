@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from memadmin.core.ledger import LedgerMemory, assemble
-from memadmin.core.tokens import HeuristicCounter
+from memadmin.core.tokens import HeuristicCounter, get_counter
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.ledger.models import TokenCount
 from tests.upstream_store import BASE_TIME_MS, PROJECT, build_store, make_row
@@ -216,3 +216,32 @@ def test_asking_for_claude_where_it_is_not_set_up_is_refused(project, sop, tmp_p
     with pytest.raises(CommandError, match="not set up"):
         run("ledger", "--project", project.identity, "--counter", "claude")
     assert not TokenCount.objects.exists()
+
+
+def test_tokens_counts_with_claude_by_default(tmp_path):
+    """Without --counter, each file is counted by the claude counter, as the plugin counts."""
+    text = "def f(x):\n    return x ** 2  # 日本語 😀 <|endoftext|>\n"
+    path = tmp_path / "code.py"
+    path.write_text(text, encoding="utf-8")
+    out, err = run("tokens", str(path))
+    assert out == f"{get_counter('claude').count(text)}\t{path}\n"
+    assert err == ""
+
+
+def test_tokens_without_claude_falls_back_and_says_so(tmp_path, monkeypatch):
+    """No counter asked for and claude not set up: heuristic counts, with a notice."""
+    monkeypatch.setenv("MEMADMIN_TOKENIZER_DIR", str(tmp_path / "nowhere"))
+    path = tmp_path / "a.txt"
+    path.write_text("a" * 35, encoding="utf-8")
+    out, err = run("tokens", str(path))
+    assert out == f"10\t{path}\n"
+    assert "Using the heuristic" in err
+
+
+def test_tokens_asking_for_claude_where_it_is_not_set_up_is_refused(tmp_path, monkeypatch):
+    """An explicit --counter claude is not silently replaced by the heuristic."""
+    monkeypatch.setenv("MEMADMIN_TOKENIZER_DIR", str(tmp_path / "nowhere"))
+    path = tmp_path / "a.txt"
+    path.write_text("text", encoding="utf-8")
+    with pytest.raises(CommandError, match="not set up"):
+        run("tokens", "--counter", "claude", str(path))
