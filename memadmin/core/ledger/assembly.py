@@ -14,36 +14,31 @@ with the same rules and accounting; details are never injected (reason "lazy det
 header's line lists them (see ``headers``), which makes them reachable.
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from operator import attrgetter
-from typing import NamedTuple
 
 from .coverage import coverage_of
-from .graph import CompositeIndex, top_level
-from .headers import details_suffix
 from .model import (
     BUDGET_MAX,
     BUDGET_MIN,
-    LAZY_DETAIL,
     MODES,
-    OVER_BUDGET,
     TIE_BREAKS,
     LedgerComposite,
     LedgerError,
     LedgerMemory,
     LedgerResult,
-    LedgerRow,
     Mode,
     ModeComparison,
-    Reason,
     TieBreak,
     TokenCounter,
 )
-from .ordering import ineligible_reason, partition, selection_order
-from .render import WRAPPER_TEXT, category_sort_key, category_tags_text, memory_lines, render_block
+from .prepared import PreparedStore, count_all
+from .render import WRAPPER_TEXT, category_sort_key, category_tags_text, render_block
+from .rows import Admission, LedgerRows
 
 
-def _validate(budget: int, mode: str, tie_break: str) -> None:
+def validate(budget: int, mode: str, tie_break: str) -> None:
+    """Raise LedgerError for a budget outside 500..20000, an unknown mode or tie-break."""
     if isinstance(budget, bool) or not isinstance(budget, int):
         raise LedgerError(f"The budget must be a whole number of tokens, not {budget!r}.")
     if not BUDGET_MIN <= budget <= BUDGET_MAX:
@@ -54,17 +49,6 @@ def _validate(budget: int, mode: str, tie_break: str) -> None:
         raise LedgerError(f"Unknown mode {mode!r}: use one of {', '.join(MODES)}.")
     if tie_break not in TIE_BREAKS:
         raise LedgerError(f"Unknown tie-break {tie_break!r}: use one of {', '.join(TIE_BREAKS)}.")
-
-
-def _index_by_id(memories: list[LedgerMemory]) -> dict[int, LedgerMemory]:
-    by_id = {memory.id: memory for memory in memories}
-    if len(by_id) < len(memories):
-        seen: set[int] = set()
-        for memory in memories:
-            if memory.id in seen:
-                raise LedgerError(f"Memory #{memory.id} is given twice; ids must be unique.")
-            seen.add(memory.id)
-    return by_id
 
 
 def assemble(
@@ -82,153 +66,120 @@ def assemble(
     Raise LedgerError for a budget outside 500..20000, an unknown mode or tie-break, or a
     memory id given twice.
     """
-    _validate(budget, mode, tie_break)
-    memories = list(memories)
-    by_id = _index_by_id(memories)
-    index = CompositeIndex(composites, by_id)
+    validate(budget, mode, tie_break)
+    store = PreparedStore(memories, composites, now_ms=now_ms)
+    return assemble_prepared(store, budget=budget, counter=counter, mode=mode, tie_break=tie_break)
 
-    candidates, ineligible = partition(memories, now_ms)
-    selection = selection_order(candidates, tie_break)
-    details = index.eligible_details({memory.id for memory in candidates})
 
+def assemble_prepared(
+    store: PreparedStore,
+    *,
+    budget: int,
+    counter: TokenCounter,
+    mode: Mode,
+    tie_break: TieBreak = "recent",
+) -> LedgerResult:
+    """Return ``assemble``'s result for a store already prepared (see ``prepare``)."""
+    validate(budget, mode, tie_break)
+    selection = store.selection(tie_break)
     if mode == "headers":
-        roots = top_level([memory.id for memory in selection], details)
+        roots = store.roots(tie_break)
         competitors = [memory for memory in selection if memory.id in roots]
         resting = [memory for memory in selection if memory.id not in roots]
-        suffixes = {head: details_suffix(ids) for head, ids in details.items() if ids}
+        resting += store.ineligible
+        resting.sort(key=attrgetter("id"))
     else:
-        competitors, resting, suffixes = selection, [], {}
-    reasons = {memory.id: ineligible_reason(memory, now_ms) for memory in ineligible}
-    resting += ineligible
-    resting.sort(key=attrgetter("id"))
-
-    row = _row_maker(index, details)
-    count = counter.count
-    greedy = _select(competitors, memory_lines(competitors, suffixes), budget, count, row)
-    coverage, reachable = coverage_of(mode, greedy.injected_ids, len(candidates), details)
-    rows = greedy.rows
-    if mode == "headers":
-        # A competitor left out can still be a detail of an injected header (a ring).
-        for competitor in rows:
-            if not competitor.injected and competitor.memory_id in reachable:
-                competitor.reachable = True
-
-    rows.extend(
-        row(
-            memory,
-            count(line + "\n"),
-            None,
-            reasons.get(memory.id, LAZY_DETAIL),
-            None,
-            memory.id in reachable,
-        )
-        for memory, line in zip(resting, memory_lines(resting, suffixes), strict=True)
+        competitors, resting = selection, store.ineligible
+    costs = store.costs(counter, mode)
+    competitor_costs = [costs[memory.id] for memory in competitors]
+    categories = _categories(competitors)
+    wrapper_tokens, *tag_counts = count_all(
+        counter, [WRAPPER_TEXT, *map(category_tags_text, categories)]
     )
+    admission = _admit(
+        competitors,
+        competitor_costs,
+        budget=budget,
+        start=wrapper_tokens,
+        tag_costs=dict(zip(categories, tag_counts, strict=True)),
+    )
+    injected_ids = [competitors[position].id for position in admission.positions]
+    coverage, reachable = coverage_of(mode, injected_ids, len(store.candidates), store.details)
+    rows = LedgerRows(
+        competitors + resting,
+        competitor_costs + [costs[memory.id] for memory in resting],
+        competing=len(competitors),
+        admission=admission,
+        reasons=store.reasons,
+        reachable=reachable,
+        index=store.index,
+        details=store.details,
+    )
+    by_category: dict[str, int] = {}
+    admitted = []
+    for position in admission.positions:
+        memory = competitors[position]
+        category = memory.category
+        tokens = competitor_costs[position]
+        if admission.opened[category] == position:
+            tokens += admission.tag_costs[category]
+        by_category[category] = by_category.get(category, 0) + tokens
+        admitted.append((category, memory.id, store.line_of(memory, mode)))
     return LedgerResult(
-        rendered=render_block(greedy.admitted),
+        rendered=render_block(admitted),
         rows=rows,
-        used_tokens=greedy.used if greedy.admitted else 0,
+        used_tokens=admission.totals[-1] if admitted else 0,
         budget=budget,
         counter_name=counter.name,
         mode=mode,
         tie_break=tie_break,
-        wrapper_tokens=greedy.wrapper_tokens,
+        wrapper_tokens=wrapper_tokens,
         coverage=coverage,
         by_category={
-            category: greedy.by_category[category]
-            for category in sorted(greedy.by_category, key=category_sort_key)
+            category: by_category[category]
+            for category in sorted(by_category, key=category_sort_key)
         },
     )
 
 
-MakeRow = Callable[[LedgerMemory, int, int | None, Reason | None, int | None, bool], LedgerRow]
+def _categories(memories: list[LedgerMemory]) -> list[str]:
+    """Return the memories' distinct categories, in order of first appearance."""
+    return list(dict.fromkeys(memory.category for memory in memories))
 
 
-def _row_maker(index: CompositeIndex, details: dict[int, tuple[int, ...]]) -> MakeRow:
-    """Return a row builder that knows the composites.
-
-    It takes (memory, tokens, running total, reason, order, reachable); a memory without
-    a reason is injected.
-    """
-    kinds, heads_of = index.kinds, index.heads_of
-
-    def row(memory, tokens, running_total, reason, order, reachable):
-        memory_id = memory.id
-        if memory_id not in kinds:
-            return LedgerRow(
-                memory_id,
-                "standalone",
-                memory.category,
-                tokens,
-                running_total,
-                reason is None,
-                reason,
-                order,
-                reachable,
-            )
-        return LedgerRow(
-            memory_id,
-            kinds[memory_id],
-            memory.category,
-            tokens,
-            running_total,
-            reason is None,
-            reason,
-            order,
-            reachable,
-            heads_of.get(memory_id, ()),
-            details.get(memory_id, ()),
-        )
-
-    return row
-
-
-class _Greedy(NamedTuple):
-    rows: list[LedgerRow]
-    admitted: list[tuple[str, int, str]]
-    used: int
-    wrapper_tokens: int
-    by_category: dict[str, int]
-
-    @property
-    def injected_ids(self) -> list[int]:
-        return [memory_id for _, memory_id, _ in self.admitted]
-
-
-def _select(
+def _admit(
     competitors: list[LedgerMemory],
-    lines: list[str],
+    costs: list[int],
+    *,
     budget: int,
-    count: Callable[[str], int],
-    row: MakeRow,
-) -> _Greedy:
+    start: int,
+    tag_costs: dict[str, int],
+) -> Admission:
     """Admit the competitors greedily with skip, with upstream's additive accounting.
 
-    Return a row per competitor, in turn (reachable when injected), and the (category, id,
-    line) of every admitted memory.
+    A competitor is admitted when its cost (plus its category's tags, when it would open
+    the category) fits in what the budget has left. Most of a large store does not fit
+    even without tags, so that is checked first (tags never cost less than nothing).
     """
-    wrapper_tokens = count(WRAPPER_TEXT)
-    used = wrapper_tokens
-    tag_costs: dict[str, int] = {}
-    by_category: dict[str, int] = {}
-    admitted: list[tuple[str, int, str]] = []
-    rows: list[LedgerRow] = []
-    for order, (memory, line) in enumerate(zip(competitors, lines, strict=True), start=1):
-        cost = count(line + "\n")
-        category = memory.category
-        if category not in by_category:
-            tags = tag_costs.get(category)
-            if tags is None:
-                tags = tag_costs[category] = count(category_tags_text(category))
-            cost += tags
-        if used + cost <= budget:
-            used += cost
-            by_category[category] = by_category.get(category, 0) + cost
-            admitted.append((category, memory.id, line))
-            rows.append(row(memory, cost, used, None, order, True))
-        else:
-            rows.append(row(memory, cost, used, OVER_BUDGET, order, False))
-    return _Greedy(rows, admitted, used, wrapper_tokens, by_category)
+    left = budget - start
+    used = start
+    positions: list[int] = []
+    totals: list[int] = []
+    opened: dict[str, int] = {}
+    for position, cost in enumerate(costs):
+        if cost > left:
+            continue
+        category = competitors[position].category
+        if category not in opened:
+            cost += tag_costs[category]
+            if cost > left:
+                continue
+            opened[category] = position
+        left -= cost
+        used += cost
+        positions.append(position)
+        totals.append(used)
+    return Admission(positions, totals, start, opened, tag_costs)
 
 
 def compare_modes(
@@ -241,10 +192,10 @@ def compare_modes(
     tie_break: TieBreak = "recent",
 ) -> ModeComparison:
     """Return the store assembled in plugin mode and in headers mode at the same budget."""
-    memories = list(memories)
-    composites = list(composites)
-    options = {"budget": budget, "counter": counter, "now_ms": now_ms, "tie_break": tie_break}
+    validate(budget, "plugin", tie_break)
+    store = PreparedStore(memories, composites, now_ms=now_ms)
+    options = {"budget": budget, "counter": counter, "tie_break": tie_break}
     return ModeComparison(
-        plugin=assemble(memories, composites, mode="plugin", **options),
-        headers=assemble(memories, composites, mode="headers", **options),
+        plugin=assemble_prepared(store, mode="plugin", **options),
+        headers=assemble_prepared(store, mode="headers", **options),
     )

@@ -8,53 +8,71 @@ member outside them is ignored, as is a head listed among its own members.
 Traversal is cycle-safe everywhere: each memory is visited at most once.
 """
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
+from operator import attrgetter
 
 from .model import Kind, LedgerComposite
 
 
 class CompositeIndex:
-    """Head-to-member and member-to-head lookups, built once per assembly."""
+    """Head-to-member and member-to-head lookups, built once per assembly.
 
-    __slots__ = ("heads_of", "kinds", "members_of")
+    ``members_of`` maps each header to its members in composite order (composites by id,
+    members by position), each once. ``heads_of`` maps each detail to its headers, in the
+    order its (header, detail) pairs first appear; it is built on first use, since only
+    the rows an assembly hands out need it.
+    """
 
-    def __init__(self, composites: Iterable[LedgerComposite], known_ids: set[int] | dict):
+    __slots__ = ("_heads_of", "_joined", "members_of")
+
+    def __init__(self, composites: Iterable[LedgerComposite], known_ids: Container[int]):
         members_of: dict[int, dict[int, None]] = {}
-        heads_of: dict[int, list[int]] = {}
-        for composite in sorted(composites, key=lambda composite: composite.id):
+        # (head, members new to it) in composite order: enough to build heads_of later.
+        joined: list[tuple[int, Iterable[int]]] = []
+        for composite in sorted(composites, key=attrgetter("id")):
             head = composite.head_id
             if head not in known_ids:
                 continue
+            new = dict.fromkeys(
+                member for member in composite.member_ids if member != head and member in known_ids
+            )
             members = members_of.get(head)
             if members is None:
-                members = members_of[head] = {}
-            for member in composite.member_ids:
-                if member in members or member == head or member not in known_ids:
-                    continue
-                members[member] = None  # a new (head, member) pair: record it both ways
-                heads = heads_of.get(member)
-                if heads is None:
-                    heads_of[member] = [head]
-                else:
-                    heads.append(head)
+                members_of[head] = new
+            else:
+                new = [member for member in new if member not in members]
+                members.update(dict.fromkeys(new))
+            joined.append((head, tuple(new)))
         self.members_of: dict[int, tuple[int, ...]] = {
             head: tuple(members) for head, members in members_of.items()
         }
-        self.heads_of: dict[int, tuple[int, ...]] = {
-            member: tuple(heads) for member, heads in heads_of.items()
-        }
-        # The kind of every memory in a composite; any other memory is standalone.
-        self.kinds: dict[int, Kind] = dict.fromkeys(self.heads_of, "detail")
-        self.kinds.update(dict.fromkeys(self.members_of, "header"))
+        self._joined = joined
+        self._heads_of: dict[int, tuple[int, ...]] | None = None
+
+    @property
+    def heads_of(self) -> dict[int, tuple[int, ...]]:
+        """Return each detail's headers, in the order each became its header."""
+        if self._heads_of is None:
+            heads_of: dict[int, tuple[int, ...]] = {}
+            get = heads_of.get
+            for head, members in self._joined:
+                for member in members:
+                    heads = get(member)
+                    heads_of[member] = (head,) if heads is None else (*heads, head)
+            self._heads_of = heads_of
+            self._joined = []
+        return self._heads_of
 
     def kind(self, memory_id: int) -> Kind:
         """Return 'header' if the memory heads a composite, else 'detail' if it is a member."""
-        return self.kinds.get(memory_id, "standalone")
+        if memory_id in self.members_of:
+            return "header"
+        return "detail" if memory_id in self.heads_of else "standalone"
 
-    def eligible_details(self, eligible: set[int]) -> dict[int, tuple[int, ...]]:
+    def eligible_details(self, eligible: Container[int]) -> dict[int, tuple[int, ...]]:
         """Return, for every eligible header, its eligible members (possibly none)."""
         return {
-            head: tuple(member for member in members if member in eligible)
+            head: tuple([member for member in members if member in eligible])
             for head, members in self.members_of.items()
             if head in eligible
         }
@@ -82,8 +100,8 @@ def top_level(selection_ids: list[int], details: dict[int, tuple[int, ...]]) -> 
     """
     nested = {member for members in details.values() for member in members}
     roots = {memory_id for memory_id in selection_ids if memory_id not in nested}
-    seen: set[int] = set()
-    reach(roots, details, seen)
+    seen = set(roots)
+    reach([root for root in roots if root in details], details, seen)
     if len(seen) < len(selection_ids):
         for memory_id in selection_ids:
             if memory_id not in seen:

@@ -1,5 +1,6 @@
 """The plain data the injection ledger takes in and hands back."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -71,8 +72,8 @@ class LedgerComposite:
 class LedgerRow:
     """The ledger's account of one input memory (read-only by convention).
 
-    Not frozen: a frozen dataclass costs several times more to build, and an assembly
-    builds one row per memory, up to 100,000 of them.
+    Not frozen: a frozen dataclass costs several times more to build, and a page or a
+    JSON export may build one row per memory, up to 100,000 of them.
 
     ``tokens`` is the memory's cost: for a memory that competed, the cost charged (or that
     would have been charged) when it was tried, including its category's tags when it would
@@ -152,11 +153,11 @@ class LedgerResult:
     with injected memories, in render order, to its injected tokens (tags included), so
     ``used_tokens == wrapper_tokens + sum(by_category.values())`` whenever anything is
     injected. ``rows`` lists the competitors in selection order, then every other memory
-    by id.
+    by id; an assembly hands out a ``rows.LedgerRows``, which makes each row when asked.
     """
 
     rendered: str
-    rows: list[LedgerRow]
+    rows: Sequence[LedgerRow]
     used_tokens: int
     budget: int
     counter_name: str
@@ -169,6 +170,9 @@ class LedgerResult:
     @property
     def injected_ids(self) -> list[int]:
         """Return the ids of the injected memories, in selection order."""
+        known = getattr(self.rows, "injected_ids", None)  # LedgerRows knows without rows
+        if known is not None:
+            return list(known)
         return [row.memory_id for row in self.rows if row.injected]
 
     def to_json(self) -> dict:

@@ -60,15 +60,20 @@ def memory_line(
 
 def memory_lines(memories: Iterable, suffixes: dict[int, str]) -> list[str]:
     """Return each memory's ``memory_line``, with its suffix if it has one, in bulk."""
+    return [line[:-1] for line in counted_lines(memories, suffixes)]
+
+
+def counted_lines(memories: Iterable, suffixes: dict[int, str]) -> list[str]:
+    """Return each memory's line followed by ``\n``: the text its cost is counted on."""
     lines = []
     append = lines.append
+    get_suffix = suffixes.get
     for memory in memories:
         content = memory.content
         if "&" in content or "<" in content or ">" in content:
             content = content.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         source = f" [{escape_content(memory.source_name)}]" if memory.source_name else ""
-        suffix = suffixes.get(memory.id, "") if suffixes else ""
-        append(f"#{memory.id}{source}: {content}{suffix}")
+        append(f"#{memory.id}{source}: {content}{get_suffix(memory.id, '')}\n")
     return lines
 
 

@@ -1,0 +1,151 @@
+"""A store of memories and composites made ready for assembly, once for every assembly of it.
+
+What an assembly needs that depends neither on the budget nor on the mode is worked out
+here once: the memories by id, the composite graph, the candidates, the eligible details
+and the line of every memory in each mode. What depends on the tie-break (the selection
+order) or on the counter (the cost of each line) is worked out on first use and kept. The
+ledger page assembles both modes of one store, and each shares all of it.
+"""
+
+from collections.abc import Iterable
+from operator import attrgetter
+
+from .graph import CompositeIndex, top_level
+from .headers import details_suffix
+from .model import LedgerComposite, LedgerError, LedgerMemory, Mode, Reason, TieBreak, TokenCounter
+from .ordering import ineligible_reason, partition, selection_order
+from .render import WRAPPER_TEXT, category_tags_text, counted_lines
+
+
+def count_all(counter: TokenCounter, texts: list[str]) -> list[int]:
+    """Return the count of each text, in bulk when the counter can (``count_many``)."""
+    count_many = getattr(counter, "count_many", None)
+    if count_many is not None:
+        return count_many(texts)
+    return list(map(counter.count, texts))
+
+
+class PreparedStore:
+    """Memories and composites prepared for assembly (see ``assembly.assemble``).
+
+    ``memories`` keep the order given; ``by_id`` finds them; ``index`` is the composite
+    graph over them; ``candidates`` are the eligible memories in the order given;
+    ``reasons`` says why each other memory is not one, and ``ineligible`` lists those by
+    id; ``details`` maps each eligible header to its eligible details.
+    """
+
+    def __init__(
+        self,
+        memories: Iterable[LedgerMemory],
+        composites: Iterable[LedgerComposite],
+        *,
+        now_ms: int,
+    ):
+        """Index the memories and composites; raise LedgerError for an id given twice."""
+        self.memories = list(memories)
+        self.by_id = _index_by_id(self.memories)
+        self.index = CompositeIndex(composites, self.by_id)
+        self.candidates, ineligible = partition(self.memories, now_ms)
+        self.reasons: dict[int, Reason] = {
+            memory.id: ineligible_reason(memory, now_ms) for memory in ineligible
+        }
+        self.ineligible = sorted(ineligible, key=attrgetter("id"))
+        self.details = self.index.eligible_details(
+            self.by_id if not ineligible else {memory.id for memory in self.candidates}
+        )
+        self._suffixes = {head: details_suffix(ids) for head, ids in self.details.items() if ids}
+        self._lines: dict[Mode, list[str]] = {}
+        self._headers: dict[int, str] | None = None
+        self._orders: dict[TieBreak, list[LedgerMemory]] = {}
+        self._roots: dict[TieBreak, set[int]] = {}
+        self._costs: dict[tuple[int, Mode], tuple[TokenCounter, dict[int, int]]] = {}
+
+    def lines(self, mode: Mode) -> list[str]:
+        """Return each memory's counted line (with its ``\\n``) in that mode, in given order.
+
+        In headers mode a header with eligible details ends its line with their ids.
+        """
+        lines = self._lines.get(mode)
+        if lines is None:
+            if mode == "headers" and self._suffixes:
+                headers = self._header_lines()
+                lines = [
+                    headers.get(memory_id, line)
+                    for memory_id, line in zip(self._ids(), self.lines("plugin"), strict=True)
+                ]
+            else:
+                lines = self._lines.get("plugin") or counted_lines(self.memories, {})
+            self._lines[mode] = lines
+        return lines
+
+    def line_of(self, memory: LedgerMemory, mode: Mode) -> str:
+        """Return one memory's line as rendered in that mode (without its ``\\n``)."""
+        if mode == "headers" and memory.id in self._suffixes:
+            return self._header_lines()[memory.id][:-1]
+        return counted_lines((memory,), {})[0][:-1]
+
+    def texts(self) -> set[str]:
+        """Return every text an assembly of this store counts, in either mode.
+
+        That is the wrapper, the tags of each category, each memory's line as plugin mode
+        renders it and, for a header with eligible details, its line as headers mode does.
+        """
+        texts = {WRAPPER_TEXT}
+        categories = {memory.category for memory in self.memories}
+        texts.update(category_tags_text(category) for category in categories)
+        texts.update(self.lines("plugin"))
+        texts.update(self._header_lines().values())
+        return texts
+
+    def costs(self, counter: TokenCounter, mode: Mode) -> dict[int, int]:
+        """Return the cost of each memory's line in that mode, by id (counted once)."""
+        known = self._costs.get((id(counter), mode))
+        if known is not None:
+            return known[1]
+        plugin = self._costs.get((id(counter), "plugin"))
+        if mode == "headers" and plugin is not None:
+            headers = self._header_lines()
+            costs = dict(plugin[1])
+            costs.update(zip(headers, count_all(counter, list(headers.values())), strict=True))
+        else:
+            costs = dict(zip(self._ids(), count_all(counter, self.lines(mode)), strict=True))
+        # Keyed by the counter's identity (a counter need not be hashable), kept alive with it.
+        self._costs[id(counter), mode] = (counter, costs)
+        return costs
+
+    def _ids(self) -> list[int]:
+        return list(self.by_id)
+
+    def _header_lines(self) -> dict[int, str]:
+        """Return the counted line of each header with eligible details, by id."""
+        if self._headers is None:
+            heads = list(self._suffixes)
+            lines = counted_lines(map(self.by_id.__getitem__, heads), self._suffixes)
+            self._headers = dict(zip(heads, lines, strict=True))
+        return self._headers
+
+    def selection(self, tie_break: TieBreak) -> list[LedgerMemory]:
+        """Return the candidates in selection order."""
+        order = self._orders.get(tie_break)
+        if order is None:
+            order = self._orders[tie_break] = selection_order(self.candidates, tie_break)
+        return order
+
+    def roots(self, tie_break: TieBreak) -> set[int]:
+        """Return the ids that compete in headers mode (see ``graph.top_level``)."""
+        roots = self._roots.get(tie_break)
+        if roots is None:
+            selection_ids = [memory.id for memory in self.selection(tie_break)]
+            roots = self._roots[tie_break] = top_level(selection_ids, self.details)
+        return roots
+
+
+def _index_by_id(memories: list[LedgerMemory]) -> dict[int, LedgerMemory]:
+    by_id = {memory.id: memory for memory in memories}
+    if len(by_id) < len(memories):
+        seen: set[int] = set()
+        for memory in memories:
+            if memory.id in seen:
+                raise LedgerError(f"Memory #{memory.id} is given twice; ids must be unique.")
+            seen.add(memory.id)
+    return by_id
