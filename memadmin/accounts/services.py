@@ -71,11 +71,14 @@ def person_set_role(*, user, role: str, actor="system", reason: str = "") -> Non
     old = role_of(user)
     if old == role:
         return
+    ensure_role_groups()
+    # Role changes queue on the admin group's row, so two demotions cannot both pass the
+    # last-admin check (SQLite's IMMEDIATE transactions already serialise writers).
+    Group.objects.select_for_update().get(name="admin")
     if old == "admin" and admin_count() <= 1:
         raise ValidationError(
             {"role": f"{user.get_username()} is the last admin; make someone else admin first."}
         )
-    ensure_role_groups()
     with acting(actor=actor, reason=reason):
         _apply_role(user, role)
         audit_record(
