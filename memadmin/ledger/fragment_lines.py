@@ -49,6 +49,8 @@ def fragments_at(text: str, lines: list[int]) -> list[Fragment]:
     """
     starts = line_starts(text)
     count = len(starts)
+    if count < 2:
+        raise SplitError("This text is one line: a split needs at least two lines to start on.")
     if not lines:
         raise SplitError("A split needs at least 2 fragments: say where the second one starts.")
     for line in lines:

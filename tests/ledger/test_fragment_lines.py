@@ -73,3 +73,10 @@ def test_an_empty_fragment_between_blank_lines_is_refused():
 def test_offsets_are_the_line_starts():
     """Lines turn into the offsets the core splits at."""
     assert offsets_of(SOP, [3, 6]) == [13, SOP.index("3.")]
+
+
+@pytest.mark.parametrize("lines", [[], [2], [999]])
+def test_a_one_line_text_cannot_be_split(lines):
+    """A text of one line has nowhere for a second fragment to start, and says so."""
+    with pytest.raises(SplitError, match="This text is one line"):
+        fragments_at("A single line of text, however long it is.", lines)
