@@ -61,9 +61,9 @@ def memory_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         "memories/detail.html",
         {
             "memory": memory,
-            "merged_sources": Memory.objects.filter(pk__in=memory.merged_from or []).only(
-                "id", "upstream_id", "content", "category"
-            ),
+            "merged_sources": Memory.objects.filter(pk__in=memory.merged_from or [])
+            .only("id", "upstream_id", "content", "category")
+            .order_by("pk"),
         },
     )
 
