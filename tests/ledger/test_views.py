@@ -167,3 +167,13 @@ def test_without_the_claude_counter_the_page_says_it_uses_the_heuristic(
     assert "<strong>heuristic</strong> counter" in body
     assert "Using the heuristic (ceil(length / 3.5), magic-context&#x27;s fallback)" in body
     assert "python -m memadmin.core.tokens setup" in body
+
+
+def test_paging_the_rows_keeps_the_address_in_step(client_as, project, remember):
+    """The rows' Next link loads page 2 in place and puts it in the address, so a reload keeps it."""
+    for n in range(55):
+        remember(f"Fact number {n} about the deploys.")
+    body = client_as("viewer").get(page_url(project)).content.decode()
+    assert "page 1 of 2" in body
+    assert re.search(r'hx-get="[^"]*page=2" [^>]*hx-push-url="true">Next</a>', body)
+    assert "page 2 of 2" in client_as("viewer").get(page_url(project, page=2)).content.decode()
