@@ -51,7 +51,11 @@ def stale_mark_synced(request: HtmxHttpRequest, header_pk: int) -> HttpResponse:
                 "headermap/includes/sync_refused.html",
                 {"header": header, "messages_list": error.messages},
             )
-        return HttpResponse(" ".join(error.messages), status=400, content_type="text/plain")
+        # Without JavaScript the queue comes back with the refusal among its messages.
+        for message in error.messages:
+            messages.error(request, message)
+        context = {"headers": stale_headers(None), "project": None, "projects": project_list()}
+        return render(request, "headermap/stale.html", context, status=400)
     if request.htmx:
         return render(
             request,

@@ -93,6 +93,7 @@ def test_marking_a_non_header_is_refused(client_as, edited):
     response = client_as("editor").post(f"/map/stale/{edited['build'].pk}/synced/")
     assert response.status_code == 400
     assert b"heads no composite" in response.content
+    assert b"<h1>Stale headers</h1>" in response.content  # the queue, not a bare text page
 
 
 def run(*args) -> str:
