@@ -67,3 +67,18 @@ def test_the_same_flow_works_without_javascript(browser, live_server, many_memor
     assert page.locator("#table-section .count").inner_text() == "10 memories"
     assert page.locator("h1").inner_text() == "Memories"  # a whole page, not a fragment
     context.close()
+
+
+def test_selecting_rows_does_not_refresh_the_table(logged_in_page, live_server, many_memories):
+    """Ticking row boxes and choosing a bulk action keeps the selection: no table swap."""
+    page = logged_in_page("editor")
+    page.goto(f"{live_server.url}/memories/")
+    list_requests = []
+    page.on("request", lambda r: list_requests.append(r.url) if "/memories/?" in r.url else None)
+    boxes = page.locator("#table-section input[type=checkbox]")
+    boxes.nth(0).check()
+    boxes.nth(1).check()
+    page.select_option("#bulk-action", index=1)
+    page.wait_for_timeout(800)  # longer than the filter's 300 ms delay
+    assert list_requests == []
+    assert boxes.nth(0).is_checked() and boxes.nth(1).is_checked()
