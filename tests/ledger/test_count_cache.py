@@ -116,3 +116,39 @@ def test_a_warm_preview_reads_counts_in_one_query(project, sop):
     with CaptureQueriesContext(connection) as same_process:
         ledger_preview(project, budget=4000, counter=counter, now_ms=NOW)
     assert len(new_process) == 4 and len(same_process) == 3
+
+
+def test_a_read_pairs_each_digest_with_its_own_count():
+    """Found and missing digests, in any order, each get their own count or None."""
+    texts = [f"text {n}" for n in range(30)]
+    for n, text in enumerate(texts[::2]):
+        TokenCount.objects.create(counter="heuristic", digest=content_digest(text), count=n)
+    digests = [content_digest(text) for text in reversed(texts)]
+    with CaptureQueriesContext(connection) as queries:
+        counts = StoredCounts("heuristic").read(digests)
+    assert len(queries) == 1
+    expected = {content_digest(text): n for n, text in enumerate(texts[::2])}
+    assert counts == [expected.get(digest) for digest in digests]
+
+
+def test_more_digests_than_an_engine_takes_parameters_are_read_in_one_query():
+    """70,000 digests (PostgreSQL takes 65,535 parameters at most) cost one query."""
+    digests = [content_digest(f"text {n}") for n in range(70_000)]
+    TokenCount.objects.create(counter="heuristic", digest=digests[-1], count=7)
+    store = StoredCounts("heuristic")
+    with CaptureQueriesContext(connection) as queries:
+        found = store.load(digests)
+    assert len(queries) == 1 and found == 1
+    assert store[f"heuristic:{digests[-1]}"] == 7 and len(store) == 1
+
+
+def test_a_count_made_during_the_assembly_is_kept_once():
+    """A text the cache does not know is counted, remembered by text and saved."""
+    counter = RecordingCounter()
+    cached, store = counts_for(counter, ["known"])
+    cached.count("known")
+    assert store.save() == 1
+    texts = ["new", "known", "new"]
+    assert cached.count_many(texts) == [HEURISTIC.count(text) for text in texts]
+    assert counter.texts == ["known", "new"]
+    assert store.save() == 1
