@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 Mode = Literal["plugin", "headers"]
 TieBreak = Literal["recent", "id"]
@@ -37,12 +37,15 @@ class TokenCounter(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class LedgerMemory:
+class LedgerMemory(NamedTuple):
     """One memory row as the ledger sees it.
 
     ``id`` is the id rendered as ``#id``; ``source_name`` (a workspace memory from another
     project) renders as `` [name]`` after it. Times are epoch milliseconds.
+
+    A named tuple, immutable like the frozen dataclasses here, because a page reads up to
+    100,000 of them per request and a tuple is made several times faster than a frozen
+    dataclass (which sets each field through ``object.__setattr__``).
     """
 
     id: int
