@@ -22,12 +22,13 @@ from memadmin.core.ledger import (
     LedgerError,
     LedgerMemory,
     LedgerResult,
-    assemble,
+    PreparedStore,
+    assemble_prepared,
 )
 from memadmin.core.ledger.model import MODES, TIE_BREAKS, Mode, TieBreak
 from memadmin.memories.models import Memory, Project
 
-from .count_cache import counts_for, ledger_texts
+from .count_cache import counts_for
 from .counters import CounterChoice
 
 MEMORY_FIELDS = (
@@ -129,16 +130,16 @@ def ledger_inputs(project: Project) -> LedgerInputs:
     display, renumbered = display_ids([(row[0], row[1]) for row in rows])
     memories = [
         LedgerMemory(
-            id=display[pk],
-            category=category,
-            content=content,
-            status=status,
-            importance=importance,
-            expires_at=expires_at,
-            superseded_by=display.get(superseded_by, superseded_by),
-            last_seen_at=last_seen_at,
-            verified_at=verified_at,
-            updated_at=updated_at,
+            display[pk],
+            category,
+            content,
+            status,
+            importance,
+            expires_at,
+            superseded_by if superseded_by is None else display.get(superseded_by, superseded_by),
+            last_seen_at,
+            verified_at,
+            updated_at,
         )
         for (
             pk,
@@ -198,19 +199,12 @@ def ledger_preview(
     inputs = ledger_inputs(project)
     if not inputs.memories:
         return LedgerPreview(inputs=inputs, results={}, counter=counter)
-    refuse_bad_arguments(budget=budget, modes=modes, tie_break=tie_break)
-    cached, store = counts_for(
-        counter.counter, ledger_texts(inputs.memories, inputs.composites, now_ms=now_ms)
-    )
+    # Prepared once: both modes share the graph, the selection order, the lines and counts.
+    prepared = PreparedStore(inputs.memories, inputs.composites, now_ms=now_ms)
+    cached, store = counts_for(counter.counter, prepared.texts())
     results = {
-        mode: assemble(
-            inputs.memories,
-            inputs.composites,
-            budget=budget,
-            counter=cached,
-            mode=mode,
-            now_ms=now_ms,
-            tie_break=tie_break,
+        mode: assemble_prepared(
+            prepared, budget=budget, counter=cached, mode=mode, tie_break=tie_break
         )
         for mode in modes
     }
