@@ -18,18 +18,12 @@ LIVE = (Memory.Status.ACTIVE, Memory.Status.PERMANENT)
 
 def header_map(project: Project) -> HeaderMap:
     """Return the map of the project's live memories and its composites."""
-    counter = HeuristicCounter()
+    count = HeuristicCounter().count
     rows = Memory.objects.filter(project=project, status__in=LIVE).values_list(
         "id", "upstream_id", "category", "content"
     )
     memories = [
-        MapMemory(
-            id=pk,
-            display_id=upstream_id if upstream_id is not None else pk,
-            category=category,
-            content=content,
-            tokens=counter.count(content),
-        )
+        MapMemory(pk, pk if upstream_id is None else upstream_id, category, content, count(content))
         for pk, upstream_id, category, content in rows
     ]
     members: dict[int, list[int]] = {}

@@ -17,6 +17,8 @@ theme header above both.
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import attrgetter
+from typing import NamedTuple
 
 from memadmin.core.ledger.graph import CompositeIndex, reach, top_level
 from memadmin.core.ledger.model import LedgerComposite
@@ -24,9 +26,11 @@ from memadmin.core.ledger.model import LedgerComposite
 THEME_HEADER, CATEGORY_HEADER, DETAIL = "theme header", "category header", "detail"
 
 
-@dataclass(frozen=True, slots=True)
-class MapMemory:
-    """A live memory as the map shows it: its ids, category, text and token size."""
+class MapMemory(NamedTuple):
+    """A live memory as the map shows it: its ids, category, text and token size.
+
+    A named tuple: the map reads every live memory of a project, up to 100,000, per request.
+    """
 
     id: int
     display_id: int
@@ -71,19 +75,20 @@ class HeaderMap:
 
     def __init__(self, memories: Iterable[MapMemory], composites: Iterable[LedgerComposite]):
         self.memories = {memory.id: memory for memory in memories}
-        composites = list(composites)
-        index = CompositeIndex(composites, self.memories)
-        self._details = index.members_of
+        composites = sorted(composites, key=attrgetter("id"))
+        self._details = CompositeIndex(composites, self.memories).members_of
         self._types: dict[int, list[str]] = {}
-        for composite in sorted(composites, key=lambda composite: composite.id):
+        for composite in composites:
             if composite.head_id in self.memories:
                 types = self._types.setdefault(composite.head_id, [])
                 if composite.type not in types:
                     types.append(composite.type)
-        in_graph = set(self._details) | {m for ms in self._details.values() for m in ms}
-        self._unreached = [m for i, m in sorted(self.memories.items()) if i not in in_graph]
+        in_graph = set(self._details)
+        for members in self._details.values():
+            in_graph.update(members)
+        self._unreached = [self.memories[i] for i in sorted(self.memories.keys() - in_graph)]
         roots = top_level(sorted(in_graph), self._details)
-        self._roots = sorted(roots & set(self._details))
+        self._roots = sorted(roots & self._details.keys())
 
     def node(self, memory_id: int) -> MapNode:
         """Return the node of a live memory; raise KeyError for any other id."""
@@ -94,17 +99,18 @@ class HeaderMap:
         seen.discard(memory_id)
         if memory_id not in self._details:
             layer = DETAIL
-        elif any(detail in self._details for detail in details):
-            layer = THEME_HEADER
-        else:
+        elif self._details.keys().isdisjoint(details):
             layer = CATEGORY_HEADER
+        else:
+            layer = THEME_HEADER
+        memories = self.memories
         return MapNode(
             memory=memory,
             layer=layer,
             types=tuple(self._types.get(memory_id, ())),
             details=len(details),
             reach_count=len(seen),
-            reach_tokens=sum(self.memories[i].tokens for i in seen),
+            reach_tokens=sum([memories[i].tokens for i in seen]),
         )
 
     def roots(self) -> list[MapNode]:
