@@ -136,3 +136,18 @@ def test_memory_text_is_escaped_on_the_map(client_as, project):
     for body in (page.content.decode(), fragment.content.decode()):
         assert "<script>alert" not in body
         assert "&lt;script&gt;" in body
+
+
+def test_node_links_keep_the_project_the_open_nodes_and_the_path(client_as, two_layers, project):
+    """A closed node links to the page with its path open, and to its details by path."""
+    theme, ops = two_layers["theme"], two_layers["ops"]
+    body = (
+        client_as("viewer")
+        .get(reverse("headermap:index"), {"project": project.pk, "open": [theme.pk]})
+        .content.decode()
+    )
+    page = f"{reverse('headermap:index')}?project={project.pk}"
+    anchor = f"map-node-{theme.pk}-{ops.pk}"
+    assert f'href="{page}&amp;open={theme.pk}&amp;open={ops.pk}#{anchor}"' in body
+    details = reverse("headermap:details", args=[ops.pk])
+    assert f'hx-get="{details}?project={project.pk}&amp;path={theme.pk}.{ops.pk}"' in body
