@@ -92,7 +92,7 @@ def assemble_prepared(
         competitors, resting = selection, store.ineligible
     costs = store.costs(counter, mode)
     competitor_costs = [costs[memory.id] for memory in competitors]
-    categories = _categories(competitors)
+    categories = sorted({memory.category for memory in competitors})
     wrapper_tokens, *tag_counts = count_all(
         counter, [WRAPPER_TEXT, *map(category_tags_text, categories)]
     )
@@ -140,11 +140,6 @@ def assemble_prepared(
             for category in sorted(by_category, key=category_sort_key)
         },
     )
-
-
-def _categories(memories: list[LedgerMemory]) -> list[str]:
-    """Return the memories' distinct categories, in order of first appearance."""
-    return list(dict.fromkeys(memory.category for memory in memories))
 
 
 def _admit(

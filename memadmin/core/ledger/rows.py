@@ -80,20 +80,26 @@ class LedgerRows(Sequence[LedgerRow]):
     def __getitem__(self, position: slice) -> list[LedgerRow]: ...
 
     def __getitem__(self, position):
+        made = self._made
         if isinstance(position, slice):
-            return [self[index] for index in range(*position.indices(len(self)))]
+            start, stop, step = position.indices(len(self))
+            if step == 1:
+                self._make(start, stop)
+                return made[start:stop]
+            return [self[index] for index in range(start, stop, step)]
         if position < 0:
             position += len(self)
             if position < 0:
                 raise IndexError("ledger row index out of range")
-        row = self._made[position]  # raises IndexError past the end, as a list does
+        row = made[position]  # raises IndexError past the end, as a list does
         if row is None:
-            row = self._made[position] = self._make(position)
+            self._make(position, position + 1)
+            row = made[position]
         return row
 
     def __iter__(self) -> Iterator[LedgerRow]:
-        for position in range(len(self)):
-            yield self[position]
+        self._make(0, len(self))
+        return iter(self._made)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, LedgerRows | list):
@@ -105,35 +111,49 @@ class LedgerRows(Sequence[LedgerRow]):
     def __repr__(self) -> str:
         return f"<LedgerRows: {len(self)} rows, {self._competing} competing>"
 
-    def _make(self, position: int) -> LedgerRow:
-        memory = self._memories[position]
-        memory_id = memory.id
-        tokens = self._costs[position]
-        if position < self._competing:
-            admission = self._admission
-            admitted = bisect_right(admission.positions, position)
-            injected = admitted > 0 and admission.positions[admitted - 1] == position
-            running_total = admission.totals[admitted - 1] if admitted else admission.start
-            first = admission.opened.get(memory.category)
-            if first is None or first >= position:  # it opened its category, or would have
-                tokens += admission.tag_costs[memory.category]
-            reason = None if injected else OVER_BUDGET
-            order = position + 1
-        else:
-            running_total = order = None
-            injected = False
-            reason = self._reasons.get(memory_id, LAZY_DETAIL)
-        index = self._index
-        return LedgerRow(
-            memory_id,
-            index.kind(memory_id),
-            memory.category,
-            tokens,
-            running_total,
-            injected,
-            reason,
-            order,
-            memory_id in self._reachable,
-            index.heads_of.get(memory_id, ()),
-            self._details.get(memory_id, ()),
-        )
+    def _make(self, start: int, stop: int) -> None:
+        """Make the rows from ``start`` to ``stop`` that are not made yet, in one pass."""
+        made, memories, costs = self._made, self._memories, self._costs
+        competing, reasons, reachable = self._competing, self._reasons, self._reachable
+        members_of, details = self._index.members_of, self._details
+        heads_of = self._index.heads_of if start < stop else {}
+        admission = self._admission
+        admitted, totals = admission.positions, admission.totals
+        opened, tag_costs = admission.opened, admission.tag_costs
+        # How many competitors before ``start`` were admitted; kept up to date below.
+        before = bisect_right(admitted, start - 1)
+        for position in range(start, stop):
+            if position < competing and before < len(admitted) and admitted[before] == position:
+                before += 1
+            if made[position] is not None:
+                continue
+            memory = memories[position]
+            memory_id, category = memory.id, memory.category
+            heads = heads_of.get(memory_id, ())
+            kind = "header" if memory_id in members_of else "detail" if heads else "standalone"
+            tokens = costs[position]
+            if position < competing:
+                injected = before > 0 and admitted[before - 1] == position
+                running_total = totals[before - 1] if before else admission.start
+                first = opened.get(category)
+                if first is None or first >= position:  # it opened its category, or would have
+                    tokens += tag_costs[category]
+                reason = None if injected else OVER_BUDGET
+                order = position + 1
+            else:
+                running_total = order = None
+                injected = False
+                reason = reasons.get(memory_id, LAZY_DETAIL)
+            made[position] = LedgerRow(
+                memory_id,
+                kind,
+                category,
+                tokens,
+                running_total,
+                injected,
+                reason,
+                order,
+                memory_id in reachable,
+                heads,
+                details.get(memory_id, ()),
+            )
