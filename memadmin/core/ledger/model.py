@@ -28,7 +28,11 @@ class LedgerError(ValueError):
 
 
 class TokenCounter(Protocol):
-    """Anything that names itself and counts the tokens of a text."""
+    """Anything that names itself and counts the tokens of a text.
+
+    A counter may also offer ``count_many(texts) -> list[int]``, the count of each text in
+    order; an assembly then counts its lines in bulk (see ``prepared.count_all``).
+    """
 
     name: str
 

@@ -61,7 +61,7 @@ class PreparedStore:
         self._costs: dict[tuple[int, Mode], tuple[TokenCounter, dict[int, int]]] = {}
 
     def lines(self, mode: Mode) -> list[str]:
-        """Return each memory's counted line (with its ``\\n``) in that mode, in given order.
+        """Return each memory's counted line (with its ``\\n``) in that mode, in the order given.
 
         In headers mode a header with eligible details ends its line with their ids.
         """
