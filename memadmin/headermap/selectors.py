@@ -34,12 +34,13 @@ def header_map(project: Project) -> HeaderMap:
         CompositeMember.objects.filter(composite__project=project)
         .order_by("composite_id", "position", "id")
         .values_list("composite_id", "member_id")
+        .iterator(chunk_size=FETCH_CHUNK)
     ):
         members.setdefault(composite_id, []).append(member_id)
     composites = [
         LedgerComposite(id=pk, type=type, head_id=head_id, member_ids=tuple(members.get(pk, ())))
-        for pk, type, head_id in Composite.objects.filter(project=project).values_list(
-            "id", "type", "head_id"
-        )
+        for pk, type, head_id in Composite.objects.filter(project=project)
+        .values_list("id", "type", "head_id")
+        .iterator(chunk_size=FETCH_CHUNK)
     ]
     return HeaderMap(memories, composites)

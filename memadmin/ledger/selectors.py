@@ -166,6 +166,7 @@ def ledger_inputs(project: Project) -> LedgerInputs:
         CompositeMember.objects.filter(composite__project=project)
         .order_by("composite_id", "position", "id")
         .values_list("composite_id", "member_id")
+        .iterator(chunk_size=FETCH_CHUNK)
     ):
         if member_id in display:
             members.setdefault(composite_id, []).append(display[member_id])
@@ -176,6 +177,7 @@ def ledger_inputs(project: Project) -> LedgerInputs:
         for pk, type, head_id in Composite.objects.filter(project=project)
         .order_by()
         .values_list("id", "type", "head_id")
+        .iterator(chunk_size=FETCH_CHUNK)
         if head_id in display
     ]
     return LedgerInputs(
