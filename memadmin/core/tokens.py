@@ -42,7 +42,11 @@ _EXPORT_SCRIPT = Path(__file__).with_name("export_claude_encoding.mjs")
 
 
 class TokenCounter(Protocol):
-    """Anything that counts the tokens of a text under a stable name."""
+    """Anything that counts the tokens of a text under a stable name.
+
+    A counter whose counts depend on the version of something it loads also has a
+    `version`; counts are cached under name and version (see `memadmin.ledger.count_cache`).
+    """
 
     name: str
 
@@ -82,6 +86,7 @@ class ClaudeCounter:
         """Load the encoding; raise CounterUnavailable if the folder is not set up."""
         self.directory = directory if directory is not None else tokenizer_dir()
         self._encoding = _load_encoding(self.directory.resolve())
+        self.version = self._encoding.package_version
 
     def count(self, text: str) -> int:
         """Return the number of tokens ai-tokenizer's `encode(text, "all")` makes."""

@@ -1,23 +1,34 @@
-"""The ledger's own table: token counts remembered by counter and text digest."""
+"""The ledger's own table: token counts remembered by a 64-bit key of counter and text."""
 
 from django.db import models
 
 
-class TokenCount(models.Model):
-    """How many tokens a counter finds in one exact text, keyed by the text's SHA-256.
+class TextKeyField(models.BigIntegerField):
+    """A signed 64-bit primary key the application computes; on SQLite, the table's rowid.
 
-    A cache, not a record: any row can be dropped and is counted again on the next
-    preview. Nothing in it is audited.
+    SQLite makes a column declared `integer primary key` the rowid, so finding a row by
+    it is one search of the table itself; a `bigint` key would add an index to search
+    first. Elsewhere it is a plain bigint.
     """
 
-    counter = models.CharField(max_length=20)
-    digest = models.CharField(max_length=64)
+    def db_type(self, connection) -> str:
+        if connection.vendor == "sqlite":
+            return "integer"
+        return super().db_type(connection)
+
+
+class TokenCount(models.Model):
+    """How many tokens a counter finds in one exact text.
+
+    `key` is `count_cache.text_key` of the counter's label (name and version, such as
+    `claude@1.0.6`) and the text; `counter` repeats the label, so one counter's rows can be
+    told apart. A cache, not a record: any row can be dropped and is counted again on the
+    next preview. Nothing in it is audited.
+    """
+
+    key = TextKeyField(primary_key=True)
+    counter = models.CharField(max_length=40)
     count = models.PositiveIntegerField()
 
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["counter", "digest"], name="token_count_once"),
-        ]
-
     def __str__(self) -> str:
-        return f"{self.counter}:{self.digest[:12]}… = {self.count}"
+        return f"{self.counter}:{self.key:x} = {self.count}"
