@@ -198,6 +198,47 @@ def _change_summary(name: str, changes: dict, verb: str) -> str:
     return f"{name}: {verb} ({labels})"
 
 
+def _override_put(
+    current_category: Category,
+    override: dict | None,
+    *,
+    expected_revision: int | None,
+    actor,
+    reason: str,
+    action: str,
+    verb: str,
+) -> Category:
+    """Put `override` in force on the locked category (None: the pack default).
+
+    Refuse with StaleCriteria, writing nothing, if someone saved since `expected_revision`.
+    Otherwise lower the moved-default flag, bump the revision, and record the audit event
+    and the new surface hash (its change named by `verb`) under the actor and reason.
+    """
+    in_force = current_category.default_criteria if override is None else override
+    _check_revision(current_category, expected_revision, in_force)
+    changes = field_changes(current_category.effective_criteria, in_force)
+    with acting(actor=actor, reason=reason):
+        current_category.override_criteria = override
+        current_category.default_moved = False
+        current_category.previous_default = None
+        current_category.revision += 1
+        current_category.save()
+        event = audit_record(
+            action=action,
+            target=current_category,
+            project=current_category.project,
+            category=current_category.name,
+            changes=changes,
+        )
+        surface_hash_note(
+            project=current_category.project,
+            change=_change_summary(current_category.name, changes, verb),
+            event=event,
+            category=current_category.name,
+        )
+    return current_category
+
+
 @transaction.atomic
 def criteria_override_save(
     *,
@@ -219,33 +260,19 @@ def criteria_override_save(
     """
     normalised = criteria_validate(criteria)
     current_category = _locked(category)
-    old = current_category.effective_criteria
-    if normalised == old:
+    if normalised == current_category.effective_criteria:
         return current_category
-    _check_revision(current_category, expected_revision, normalised)
     back_to_default = normalised == current_category.default_criteria
-    changes = field_changes(old, normalised)
-    with acting(actor=actor, reason=reason):
-        current_category.override_criteria = None if back_to_default else normalised
-        current_category.default_moved = False
-        current_category.previous_default = None
-        current_category.revision += 1
-        current_category.save()
-        event = audit_record(
-            action=action
-            or ("criteria_override_cleared" if back_to_default else "criteria_override_saved"),
-            target=current_category,
-            project=current_category.project,
-            category=current_category.name,
-            changes=changes,
-        )
-        surface_hash_note(
-            project=current_category.project,
-            change=_change_summary(current_category.name, changes, "criteria edited"),
-            event=event,
-            category=current_category.name,
-        )
-    return current_category
+    return _override_put(
+        current_category,
+        None if back_to_default else normalised,
+        expected_revision=expected_revision,
+        actor=actor,
+        reason=reason,
+        action=action
+        or ("criteria_override_cleared" if back_to_default else "criteria_override_saved"),
+        verb="criteria edited",
+    )
 
 
 @transaction.atomic
@@ -256,28 +283,15 @@ def criteria_override_clear(
     current_category = _locked(category)
     if not current_category.is_overridden:
         return current_category
-    _check_revision(current_category, expected_revision, current_category.default_criteria)
-    changes = field_changes(current_category.override_criteria, current_category.default_criteria)
-    with acting(actor=actor, reason=reason):
-        current_category.override_criteria = None
-        current_category.default_moved = False
-        current_category.previous_default = None
-        current_category.revision += 1
-        current_category.save()
-        event = audit_record(
-            action="criteria_override_cleared",
-            target=current_category,
-            project=current_category.project,
-            category=current_category.name,
-            changes=changes,
-        )
-        surface_hash_note(
-            project=current_category.project,
-            change=_change_summary(current_category.name, changes, "override cleared"),
-            event=event,
-            category=current_category.name,
-        )
-    return current_category
+    return _override_put(
+        current_category,
+        None,
+        expected_revision=expected_revision,
+        actor=actor,
+        reason=reason,
+        action="criteria_override_cleared",
+        verb="override cleared",
+    )
 
 
 @transaction.atomic

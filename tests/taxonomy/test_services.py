@@ -209,6 +209,78 @@ def test_a_stale_clear_is_refused(project, people):
     assert Category.objects.get(pk=category.pk).is_overridden
 
 
+def test_a_stale_clear_hands_back_their_version_and_writes_nothing(project, people):
+    """The refusal carries the version in force and the pack text the clear asked for."""
+    category = category_by_name(project, "INCIDENTS")
+    first = criteria_override_save(
+        category=category, criteria=edited(category, hard_stop="Never."), actor=people["curator"]
+    )
+    second = criteria_override_save(
+        category=first, criteria=edited(first, hard_stop="Not ever."), actor=people["admin"]
+    )
+    events = AuditEvent.objects.count()
+    with pytest.raises(StaleCriteria) as refused:
+        criteria_override_clear(
+            category=first, actor=people["curator"], expected_revision=first.revision
+        )
+    assert refused.value.current.effective_criteria["hard_stop"] == "Not ever."
+    assert refused.value.yours == category.default_criteria
+    stored = Category.objects.get(pk=category.pk)
+    assert (stored.revision, stored.effective_criteria) == (
+        second.revision,
+        second.effective_criteria,
+    )
+    assert AuditEvent.objects.count() == events
+
+
+def test_clearing_records_who_why_and_the_texts_and_lowers_a_moved_default(project, people):
+    """A clear bumps the revision, drops the moved-default flag, and audits actor and reason."""
+    category = category_by_name(project, "RESEARCH")
+    saved = criteria_override_save(
+        category=category, criteria=edited(category, hard_stop="Cite."), actor=people["curator"]
+    )
+    Category.objects.filter(pk=saved.pk).update(
+        default_moved=True, previous_default=saved.default_criteria
+    )
+    cleared = criteria_override_clear(
+        category=saved, actor=people["admin"], expected_revision=saved.revision, reason="Too strict"
+    )
+    stored = Category.objects.get(pk=category.pk)
+    assert stored.revision == saved.revision + 1 == cleared.revision
+    assert (stored.override_criteria, stored.default_moved, stored.previous_default) == (
+        None,
+        False,
+        None,
+    )
+    event = AuditEvent.objects.filter(action="criteria_override_cleared").get()
+    assert (event.actor_label, event.reason, event.category) == ("admin", "Too strict", "RESEARCH")
+    assert event.changes == {"hard_stop": ["Cite.", ""]}
+    record = surface_history(project).first()
+    assert record.audit_event == event
+    assert record.change == "RESEARCH: override cleared (hard stop)"
+    assert stored.history.first().history_change_reason == "Too strict"
+
+
+def test_saving_the_pack_text_is_recorded_as_an_edit_that_clears(project, people):
+    """Edited back to the pack text, the event says cleared and the hash record says edited."""
+    category = category_by_name(project, "OPS_RULES")
+    changed = criteria_override_save(
+        category=category, criteria=edited(category, hard_stop="Stop."), actor=people["curator"]
+    )
+    back = criteria_override_save(
+        category=changed,
+        criteria=category.default_criteria,
+        actor=people["admin"],
+        expected_revision=changed.revision,
+        reason="Pack text is fine",
+    )
+    assert (back.override_criteria, back.revision) == (None, changed.revision + 1)
+    event = AuditEvent.objects.filter(action="criteria_override_cleared").get()
+    assert (event.actor_label, event.reason) == ("admin", "Pack text is fine")
+    assert event.changes == {"hard_stop": ["Stop.", category.default_criteria["hard_stop"]]}
+    assert surface_history(project).first().change == "OPS_RULES: criteria edited (hard stop)"
+
+
 @pytest.mark.parametrize(
     ("changes", "field", "message"),
     [
