@@ -131,8 +131,8 @@ def _save(request, category: Category, form: CriteriaForm, *, field: str | None)
         except StaleCriteria as stale:
             category = stale.current
             conflict = conflict_fields(stale.current.effective_criteria, stale.yours)
+            # The conflict box says what happened; the form keeps the person's text only.
             form = _rebound(request, form, category, field)
-            form.add_error(None, stale)
         except ValidationError as error:
             form.add_criteria_error(error)
         else:

@@ -3,6 +3,7 @@
 import pytest
 
 from memadmin.taxonomy.selectors import category_by_name, current_surface_hash
+from memadmin.taxonomy.services import criteria_override_save
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -59,6 +60,43 @@ def test_a_refused_edit_shows_the_message_in_place(logged_in_page, live_server, 
     page.click("#field-definition button[type=submit]")
     page.locator("#field-definition", has_text="Definition is required").wait_for()
     assert not category_by_name(project, "OPS_RULES").is_overridden
+
+
+def test_a_concurrent_edit_is_refused_in_place_once_and_keeps_the_text(
+    logged_in_page, live_server, project
+):
+    """A save over someone else's is refused in place, said once, with the typed text kept."""
+    page = logged_in_page("curator")
+    page.goto(f"{live_server.url}/criteria/{project.pk}/OPS_RULES/")
+    page.evaluate("window.__marker = 'still here'")
+    page.click("#field-definition a.edit-field")
+    box = page.locator("#field-definition textarea[name=definition]")
+    box.wait_for()
+    category = category_by_name(project, "OPS_RULES")
+    criteria_override_save(
+        category=category,
+        criteria={**category.effective_criteria, "definition": "Their definition."},
+        actor="system",
+    )
+    box.fill(NEW_DEFINITION)
+    page.click("#field-definition button[type=submit]")
+
+    conflict = page.locator("#editor-section .conflict")
+    conflict.wait_for()
+    assert page.locator("#editor-section").inner_text().count("Someone else saved") == 1
+    assert "Their definition." in conflict.inner_text()
+    assert NEW_DEFINITION in conflict.inner_text()
+    assert page.locator("#field-definition textarea[name=definition]").input_value() == (
+        NEW_DEFINITION
+    )
+    assert page.evaluate("window.__marker") == "still here"  # swapped in place, no reload
+
+    page.click("#field-definition button[type=submit]")
+    page.locator("#field-definition .criteria-text", has_text=NEW_DEFINITION).wait_for()
+    assert conflict.count() == 0
+    assert category_by_name(project, "OPS_RULES").effective_criteria["definition"] == (
+        NEW_DEFINITION
+    )
 
 
 def test_the_copy_button_appears_only_with_javascript(logged_in_page, live_server, project):

@@ -1,5 +1,7 @@
 """Criteria pages: the overview, the editor with and without htmx, roles, bad input."""
 
+from html.parser import HTMLParser
+
 import pytest
 from django.urls import reverse
 
@@ -48,6 +50,37 @@ def full_post(category, **changes):
         data[f"negative_examples-{i}-example"] = item["example"]
         data[f"negative_examples-{i}-reason"] = item["reason"]
     return data
+
+
+class _VisibleText(HTMLParser):
+    """Collect the text a sighted reader sees: none inside a `visually-hidden` element."""
+
+    VOID = {"input", "br", "hr", "img", "meta", "link", "col", "area", "source", "wbr"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[bool] = []  # per open element: is it (or an ancestor) hidden?
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in self.VOID:
+            hidden = "visually-hidden" in (dict(attrs).get("class") or "").split()
+            self.stack.append(hidden or bool(self.stack and self.stack[-1]))
+
+    def handle_endtag(self, tag):
+        if tag not in self.VOID and self.stack:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        if not (self.stack and self.stack[-1]):
+            self.parts.append(data)
+
+
+def visible_text(html: str) -> str:
+    """Return the page's text as shown, without what only screen readers get."""
+    parser = _VisibleText()
+    parser.feed(html)
+    return " ".join(parser.parts)
 
 
 # --- the overview
@@ -248,6 +281,57 @@ def test_concurrent_edit_in_the_full_form_is_refused_too(project, client_as):
     assert response.status_code == 409
     assert "Their version (in force)" in response.content.decode()
     assert category_by_name(project, "INCIDENTS").effective_criteria["definition"] == "First."
+
+
+@pytest.mark.parametrize(
+    ("way", "status"), [("in place", 409), ("in place with htmx", 200), ("full form", 409)]
+)
+def test_a_refused_concurrent_edit_says_so_once_and_keeps_both_texts(
+    project, client_as, way, status
+):
+    """The refusal is said once; their text and the refused text are both on the page."""
+    category = category_by_name(project, "INCIDENTS")
+    criteria_override_save(
+        category=category,
+        criteria={**category.effective_criteria, "definition": "Alice's definition."},
+        actor="system",
+    )
+    client = client_as("curator")
+    if way == "full form":
+        response = client.post(
+            reverse("taxonomy:edit", args=[project.pk, "INCIDENTS"]),
+            full_post(category, definition="Bob's definition."),
+        )
+    else:
+        response = client.post(
+            field_url(project, "definition", "INCIDENTS"),
+            field_post(category, "definition", "Bob's definition."),
+            **(HTMX if way == "in place with htmx" else {}),
+        )
+    page = response.content.decode()
+    assert response.status_code == status
+    assert page.count("Someone else saved") == 1
+    assert page.lower().count("nothing was overwritten") == 1
+    assert "Their version (in force)" in page and "Alice&#x27;s definition." in page
+    assert page.count("Bob&#x27;s definition.") == 2  # in the comparison and still in the box
+    assert category_by_name(project, "INCIDENTS").effective_criteria["definition"] == (
+        "Alice's definition."
+    )
+
+
+def test_the_in_place_editor_names_its_field_once(project, client_as):
+    """The field's heading names it; the legend of its boxes is for screen readers only."""
+    client = client_as("curator")
+    for response in (
+        client.get(page_url(project), {"edit": "definition"}, **HTMX),
+        client.get(page_url(project), {"edit": "definition"}),
+    ):
+        field = response.content.decode().split('id="field-definition"', 1)[1]
+        field = field.split("</section>", 1)[0]
+        assert "<legend" in field and 'name="definition"' in field
+        assert visible_text(field).count("Definition") == 1
+    full_form = client.get(reverse("taxonomy:edit", args=[project.pk, "OPS_RULES"]))
+    assert visible_text(full_form.content.decode()).count("Definition") == 1  # its legend
 
 
 def test_clear_override_restores_the_pack_text(project, client_as):
