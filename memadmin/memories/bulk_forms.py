@@ -39,6 +39,13 @@ class BulkForm(forms.Form):
         required=False,
         label="Composite",
     )
+    reason = forms.CharField(
+        required=False,
+        max_length=500,
+        label="Why (optional)",
+        help_text="Kept as the reason on the history of every memory this changes.",
+        error_messages={"max_length": "Keep the reason to %(limit_value)d characters at most."},
+    )
     expected = forms.IntegerField(required=False, widget=forms.HiddenInput, min_value=0)
     next = forms.CharField(required=False, widget=forms.HiddenInput)
 

@@ -22,12 +22,21 @@ from memadmin.core.clock import now_ms
 from memadmin.taxonomy.models import Category
 
 from .models import Memory
+from .services import mark_archived
 
 ACTIONS = {
     "archive": "archive",
     "restore": "restore",
     "move": "move to another category",
     "add": "add to a composite",
+}
+
+# What each action records and writes on a memory ("add" writes composite memberships instead).
+AUDIT_ACTIONS = {"archive": "archived", "restore": "restored", "move": "recategorised"}
+WRITTEN_FIELDS = {
+    "archive": ["status", "metadata", "updated_at"],
+    "restore": ["status", "updated_at"],
+    "move": ["category", "updated_at"],
 }
 
 
@@ -151,27 +160,23 @@ def bulk_apply(
     now = now_ms()
     records = []
     for memory in plan.change:
-        if action == "move":
-            records.append(("recategorised", memory, {"category": [memory.category, category]}))
+        if action == "archive":
+            changes = mark_archived(memory, reason=reason, now=now)
+        elif action == "move":
+            changes = {"category": [memory.category, category]}
             memory.category = category
+            memory.updated_at = max(now, memory.updated_at + 1)
         else:
-            new = Memory.Status.ARCHIVED if action == "archive" else Memory.Status.ACTIVE
-            records.append(
-                (
-                    "archived" if action == "archive" else "restored",
-                    memory,
-                    {"status": [memory.status, new]},
-                )
-            )
-            memory.status = new
-        memory.updated_at = max(now, memory.updated_at + 1)
+            changes = {"status": [memory.status, Memory.Status.ACTIVE]}
+            memory.status = Memory.Status.ACTIVE
+            memory.updated_at = max(now, memory.updated_at + 1)
+        records.append((AUDIT_ACTIONS[action], memory, changes))
     resolved = as_actor(actor)
-    fields = ["category" if action == "move" else "status", "updated_at"]
     with acting(actor=actor, reason=reason):
         bulk_update_with_history(
             plan.change,
             Memory,
-            fields,
+            WRITTEN_FIELDS[action],
             default_user=actor if resolved.kind == "person" else None,
             default_change_reason=reason or f"bulk {ACTIONS[action]}",
             custom_historical_attrs={

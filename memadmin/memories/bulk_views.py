@@ -61,6 +61,7 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
                 memory_ids=data["ids"],
                 expected=data["expected"] or 0,
                 actor=request.user,
+                reason=data["reason"],
                 **options,
             )
         except ValidationError as error:
@@ -89,6 +90,7 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
             "plan": plan,
             "action_label": ACTIONS[data["action"]],
             "data": data,
+            "reason": form["reason"],
             "next": _list_url(form),
         },
     )

@@ -340,17 +340,27 @@ def memory_write_or_bump(
     return existing, False
 
 
+def mark_archived(memory: Memory, *, reason: str, now: int) -> dict:
+    """Set the fields archiving changes on `memory` (unsaved); return the audit changes.
+
+    Every archive goes through here, one memory or many: the reason is kept in the
+    metadata, as upstream's archive action does, and `updated_at` moves forward.
+    """
+    old_status = memory.status
+    memory.status = Memory.Status.ARCHIVED
+    if reason:
+        memory.metadata = {**(memory.metadata or {}), "archive_reason": reason}
+    memory.updated_at = max(now, memory.updated_at + 1)
+    return {"status": [old_status, Memory.Status.ARCHIVED]}
+
+
 @transaction.atomic
 def memory_archive(*, memory: Memory, actor, reason: str = "", at_ms: int | None = None) -> Memory:
     """Archive a memory, keeping the reason in its metadata as upstream's archive action does."""
     current = Memory.objects.select_for_update().get(pk=memory.pk)
     if current.status == Memory.Status.ARCHIVED:
         raise ValidationError(f"Memory #{current.display_id} is already archived.")
-    old_status = current.status
-    current.status = Memory.Status.ARCHIVED
-    if reason:
-        current.metadata = {**(current.metadata or {}), "archive_reason": reason}
-    current.updated_at = max(at_ms if at_ms is not None else now_ms(), current.updated_at + 1)
+    changes = mark_archived(current, reason=reason, now=at_ms if at_ms is not None else now_ms())
     with acting(actor=actor, reason=reason):
         current.save()
         audit_record(
@@ -358,7 +368,7 @@ def memory_archive(*, memory: Memory, actor, reason: str = "", at_ms: int | None
             target=current,
             project=current.project,
             category=current.category,
-            changes={"status": [old_status, "archived"]},
+            changes=changes,
         )
     return current
 

@@ -10,7 +10,7 @@ from memadmin.composites.services import composite_create
 from memadmin.memories.bulk_services import bulk_apply, bulk_plan
 from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
-from memadmin.memories.services import memory_create, memory_update
+from memadmin.memories.services import memory_archive, memory_create, memory_update
 
 pytestmark = pytest.mark.django_db
 
@@ -40,6 +40,36 @@ def test_archive_writes_history_and_one_event_per_row(rows):
     assert {m.status for m in fresh(rows)} == {"archived"}
     assert AuditEvent.objects.filter(action="archived").count() == 4
     assert rows[0].history.first().history_actor == "agent"
+
+
+def test_archive_keeps_the_reason_on_every_row_as_a_single_archive_does(rows):
+    """The reason goes to each row's history, audit event and metadata, as in memory_archive."""
+    single = memory_archive(memory=rows[0], actor="agent", reason="Superseded by the runbook")
+    bulk_apply(
+        action="archive",
+        memory_ids=[m.pk for m in rows[1:]],
+        expected=3,
+        actor="agent",
+        reason="Superseded by the runbook",
+    )
+    single_event = AuditEvent.objects.get(action="archived", object_id=str(single.pk))
+    for memory in fresh(rows):
+        event = AuditEvent.objects.get(action="archived", object_id=str(memory.pk))
+        assert (event.reason, event.changes) == (single_event.reason, single_event.changes)
+        assert memory.history.first().history_change_reason == "Superseded by the runbook"
+        assert memory.metadata == {"archive_reason": "Superseded by the runbook"}
+        assert memory.status == "archived"
+
+
+def test_archive_without_a_reason_names_the_bulk_action(rows):
+    """No reason given: the history says it was a bulk archive, and no reason is made up."""
+    bulk_apply(action="archive", memory_ids=[m.pk for m in rows], expected=4, actor="agent")
+    for memory in fresh(rows):
+        assert memory.history.first().history_change_reason == "bulk archive"
+        assert memory.metadata == {}
+    assert set(AuditEvent.objects.filter(action="archived").values_list("reason", flat=True)) == {
+        ""
+    }
 
 
 def test_a_moved_count_refuses_and_writes_nothing(rows):
@@ -150,6 +180,45 @@ class TestPages:
         )
         assert response.url == "/memories/?status=active"
         assert Memory.objects.filter(status="archived").count() == 4
+
+    def test_archive_asks_why_and_shows_it_on_each_memory(self, client_as, rows):
+        """The review offers an optional reason; confirmed, each memory's history shows it."""
+        client = client_as("editor")
+        ids = [m.pk for m in rows[:2]]
+        review = client.post(reverse("memories:bulk"), {"ids": ids, "action": "archive"})
+        assert '<label for="id_reason">Why (optional)</label>' in review.content.decode()
+        client.post(
+            reverse("memories:bulk"),
+            {
+                "ids": ids,
+                "action": "archive",
+                "expected": 2,
+                "confirm": "1",
+                "reason": "Old <b>rollout</b> notes",
+            },
+        )
+        for memory in fresh(rows[:2]):
+            assert memory.status == "archived"
+            page = client.get(reverse("memories:detail", args=[memory.pk])).content.decode()
+            assert "Why: <em>Old &lt;b&gt;rollout&lt;/b&gt; notes</em>" in page
+        assert {m.status for m in fresh(rows[2:])} == {"active"}
+
+    def test_a_reason_too_long_is_refused_and_nothing_is_written(self, client_as, rows):
+        """An over-long reason goes back to the list with the limit named."""
+        response = client_as("editor").post(
+            reverse("memories:bulk"),
+            {
+                "ids": [rows[0].pk],
+                "action": "archive",
+                "expected": 1,
+                "confirm": "1",
+                "reason": "x" * 501,
+                "next": "/memories/",
+            },
+            follow=True,
+        )
+        assert "Keep the reason to 500 characters at most." in response.content.decode()
+        assert fresh(rows)[0].status == "active"
 
     def test_review_under_an_archived_head_goes_back_with_the_reason(self, client_as, rows):
         """No confirmation is offered for a change the service would refuse."""

@@ -10,6 +10,7 @@ from memadmin.memories.models import Memory
 from memadmin.memories.services import (
     DuplicateMemory,
     StaleEdit,
+    memory_archive,
     memory_create,
     memory_update,
     project_create,
@@ -158,3 +159,18 @@ def test_a_superseded_memory_cannot_be_made_live_again(project):
         memory_update(memory=old, actor="agent", status="active")
     old.refresh_from_db()
     assert old.status == "archived" and old.superseded_by == new
+
+
+def test_archive_keeps_the_reason_in_history_event_and_metadata(project):
+    """Archiving one memory records the reason three ways and refuses a second archive."""
+    memory = memory_create(
+        project=project, category="OPS_RULES", content="Old rule.", actor="agent"
+    )
+    archived = memory_archive(memory=memory, actor="agent", reason="Replaced")
+    assert (archived.status, archived.metadata) == ("archived", {"archive_reason": "Replaced"})
+    assert archived.updated_at > memory.updated_at
+    event = AuditEvent.objects.get(action="archived", object_id=str(memory.pk))
+    assert (event.reason, event.changes) == ("Replaced", {"status": ["active", "archived"]})
+    assert archived.history.first().history_change_reason == "Replaced"
+    with pytest.raises(ValidationError, match="already archived"):
+        memory_archive(memory=memory, actor="agent")
