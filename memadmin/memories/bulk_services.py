@@ -4,6 +4,7 @@ Each action is planned first (`bulk_plan`): which of the selected memories it wo
 which are already as asked, and which it cannot change and why. The person confirms the plan's
 count; `bulk_apply` plans again under row locks and refuses, writing nothing, if that count
 moved meanwhile. Only the memories it can change are written; one audit event per memory.
+A restore brings back the status each memory had before it was archived (active or permanent).
 """
 
 from collections.abc import Sequence
@@ -22,7 +23,7 @@ from memadmin.core.clock import now_ms
 from memadmin.taxonomy.models import Category
 
 from .models import Memory
-from .services import mark_archived
+from .services import mark_archived, statuses_before_archive
 
 ACTIONS = {
     "archive": "archive",
@@ -48,6 +49,20 @@ class BulkPlan:
     change: list[Memory] = field(default_factory=list)
     unchanged: list[Memory] = field(default_factory=list)
     refused: list[tuple[Memory, str]] = field(default_factory=list)
+    restore_to: dict[int, str] = field(default_factory=dict)  # restore: the status brought back
+
+    def change_rows(self) -> list[tuple[Memory, str]]:
+        """Return each memory that changes, with the status a restore brings back ("" if none)."""
+        return [(memory, self.restore_to.get(memory.pk, "")) for memory in self.change]
+
+    def restore_counts(self) -> list[tuple[str, int]]:
+        """Return how many memories a restore brings back to each status, active first."""
+        statuses = list(self.restore_to.values())
+        return [
+            (status, statuses.count(status))
+            for status in Memory.Status.values
+            if status in statuses
+        ]
 
 
 def bulk_plan(
@@ -75,6 +90,7 @@ def bulk_plan(
                 )
             else:
                 plan.change.append(memory)
+        plan.restore_to = statuses_before_archive([memory.pk for memory in plan.change])
     elif action == "move":
         _plan_move(plan, memories, category)
     else:
@@ -167,8 +183,8 @@ def bulk_apply(
             memory.category = category
             memory.updated_at = max(now, memory.updated_at + 1)
         else:
-            changes = {"status": [memory.status, Memory.Status.ACTIVE]}
-            memory.status = Memory.Status.ACTIVE
+            changes = {"status": [memory.status, plan.restore_to[memory.pk]]}
+            memory.status = plan.restore_to[memory.pk]
             memory.updated_at = max(now, memory.updated_at + 1)
         records.append((AUDIT_ACTIONS[action], memory, changes))
     resolved = as_actor(actor)

@@ -18,7 +18,7 @@ from memadmin.accounts.roles import role_required
 from memadmin.htmx_request import HtmxHttpRequest
 
 from .bulk_forms import MERGE, BulkForm, MergeForm
-from .bulk_services import ACTIONS, bulk_apply, bulk_plan
+from .bulk_services import ACTIONS, BulkPlan, bulk_apply, bulk_plan
 from .merge_services import memory_merge, memory_merge_undo
 from .models import Memory
 
@@ -34,6 +34,15 @@ def _list_url(form: BulkForm) -> str:
     return (form.cleaned_data.get("next") if form.is_bound and form.is_valid() else "") or reverse(
         "memories:list"
     )
+
+
+def _done(plan: BulkPlan) -> str:
+    """Return what was done, saying for a restore which status each memory went back to."""
+    count = len(plan.change)
+    done = f"{PAST_TENSE[plan.action]} {count} memor{'y' if count == 1 else 'ies'}"
+    if not plan.restore_to:
+        return done + "."
+    return done + ": " + ", ".join(f"{n} to {status}" for status, n in plan.restore_counts()) + "."
 
 
 @require_POST
@@ -68,11 +77,7 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
             for message in error.messages:
                 messages.error(request, message)
         else:
-            count = len(plan.change)
-            messages.success(
-                request,
-                f"{PAST_TENSE[data['action']]} {count} memor{'y' if count == 1 else 'ies'}.",
-            )
+            messages.success(request, _done(plan))
         return redirect(_list_url(form))
     memories = list(
         Memory.objects.select_related("project").filter(pk__in=data["ids"]).order_by("pk")

@@ -2,6 +2,7 @@
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, Subquery
 
 from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
@@ -352,6 +353,27 @@ def mark_archived(memory: Memory, *, reason: str, now: int) -> dict:
         memory.metadata = {**(memory.metadata or {}), "archive_reason": reason}
     memory.updated_at = max(now, memory.updated_at + 1)
     return {"status": [old_status, Memory.Status.ARCHIVED]}
+
+
+def statuses_before_archive(memory_ids) -> dict[int, str]:
+    """Return, by primary key, the status each memory had before it was last archived.
+
+    This is the status a restore brings back, read from the memory's history: its newest
+    version that is not archived. A memory with no such version (created archived, or
+    archived before its history was kept) comes back active. One query for all of them.
+    """
+    before = (
+        Memory.history.filter(id=OuterRef("pk"))
+        .exclude(status=Memory.Status.ARCHIVED)
+        .order_by("-history_date", "-history_id")
+        .values("status")[:1]
+    )
+    rows = (
+        Memory.objects.filter(pk__in=memory_ids)
+        .annotate(before=Subquery(before))
+        .values_list("pk", "before")
+    )
+    return {pk: status or Memory.Status.ACTIVE for pk, status in rows}
 
 
 @transaction.atomic

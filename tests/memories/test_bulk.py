@@ -90,6 +90,61 @@ def test_restore_refuses_a_superseded_memory(rows):
     ] * 2
 
 
+@pytest.fixture
+def archived_mix(project):
+    """Four archived memories: two were permanent, one active, one was never anything else."""
+    was_permanent = memory_create(
+        project=project,
+        category="OPS_RULES",
+        content="Permanent.",
+        actor="agent",
+        status="permanent",
+    )
+    was_active = memory_create(
+        project=project, category="OPS_RULES", content="Active.", actor="agent"
+    )
+    made_permanent = memory_create(
+        project=project, category="OPS_RULES", content="Promoted.", actor="agent"
+    )
+    memory_update(memory=made_permanent, status="permanent", actor="agent")
+    born_archived = memory_create(
+        project=project, category="OPS_RULES", content="Imported.", actor="agent", status="archived"
+    )
+    memories = [was_permanent, was_active, made_permanent]
+    bulk_apply(action="archive", memory_ids=[m.pk for m in memories], expected=3, actor="agent")
+    return [*fresh(memories), born_archived]
+
+
+def test_restore_brings_back_the_status_each_had_before_it_was_archived(archived_mix):
+    """Permanent memories come back permanent; the rest, and any without a history, active."""
+    plan = bulk_plan(action="restore", memories=fresh(archived_mix))
+    assert plan.restore_counts() == [("active", 2), ("permanent", 2)]
+    before = AuditEvent.objects.order_by("-id").values_list("id", flat=True).first()
+    bulk_apply(action="restore", memory_ids=[m.pk for m in archived_mix], expected=4, actor="agent")
+    assert [m.status for m in fresh(archived_mix)] == ["permanent", "active", "permanent", "active"]
+    events = AuditEvent.objects.filter(action="restored", id__gt=before).order_by("id")
+    assert [e.changes["status"] for e in events] == [
+        ["archived", "permanent"],
+        ["archived", "active"],
+        ["archived", "permanent"],
+        ["archived", "active"],
+    ]
+
+
+def test_restore_reads_the_status_before_the_latest_archive(project):
+    """A memory archived twice comes back as it was before the second time."""
+    memory = memory_create(
+        project=project, category="OPS_RULES", content="Twice.", actor="agent", status="permanent"
+    )
+    memory_archive(memory=memory, actor="agent")
+    bulk_apply(action="restore", memory_ids=[memory.pk], expected=1, actor="agent")
+    assert fresh([memory])[0].status == "permanent"
+    memory_update(memory=memory, status="active", actor="agent")
+    memory_archive(memory=memory, actor="agent")
+    bulk_apply(action="restore", memory_ids=[memory.pk], expected=1, actor="agent")
+    assert fresh([memory])[0].status == "active"
+
+
 def test_move_refuses_unknown_categories_and_duplicates(rows, project):
     """Moving needs a category of the pack and no identical text there."""
     memory_create(project=project, category="RESEARCH", content="Rule 1.", actor="agent")
@@ -202,6 +257,28 @@ class TestPages:
             page = client.get(reverse("memories:detail", args=[memory.pk])).content.decode()
             assert "Why: <em>Old &lt;b&gt;rollout&lt;/b&gt; notes</em>" in page
         assert {m.status for m in fresh(rows[2:])} == {"active"}
+
+    def test_restore_says_how_many_go_back_to_each_status(self, client_as, archived_mix):
+        """The review counts and names the status each memory returns to; so does the message."""
+        client = client_as("editor")
+        ids = [m.pk for m in archived_mix]
+        review = client.post(reverse("memories:bulk"), {"ids": ids, "action": "restore"})
+        body = review.content.decode()
+        assert "4 rows will change</strong> (2 back to active, 2 back to permanent)." in body
+        assert body.count("archived → permanent") == 2
+        assert body.count("archived → active") == 2
+        done = client.post(
+            reverse("memories:bulk"),
+            {"ids": ids, "action": "restore", "expected": 4, "confirm": "1", "next": "/memories/"},
+            follow=True,
+        )
+        assert "Restored 4 memories: 2 to active, 2 to permanent." in done.content.decode()
+        assert [m.status for m in fresh(archived_mix)] == [
+            "permanent",
+            "active",
+            "permanent",
+            "active",
+        ]
 
     def test_a_reason_too_long_is_refused_and_nothing_is_written(self, client_as, rows):
         """An over-long reason goes back to the list with the limit named."""
