@@ -2,6 +2,13 @@
 
 The database refuses a member equal to its composite's head (triggers, see migration 0002)
 and a member twice in one composite (a unique constraint), on SQLite and PostgreSQL alike.
+
+Membership is stamped on the milliseconds clock of `core.clock` (the clock memories'
+`created_at` and `updated_at` run on), so the stale-header queue (`headermap.stale_selectors`)
+can compare it with a header's sync in SQL: when a composite was made, when its members last
+changed, and when each member joined. The services in `services.py` write the stamps; a row
+written elsewhere (a bulk import, the benchmark store, a merge's repointing) gets the time of
+its writing from the field defaults.
 """
 
 from django.db import models
@@ -9,6 +16,7 @@ from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
 from memadmin.audit.models import HistoryActorFields
+from memadmin.core.clock import now_ms
 
 
 class Composite(models.Model):
@@ -31,6 +39,18 @@ class Composite(models.Model):
     cursor = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    made_at = models.BigIntegerField(
+        default=now_ms, help_text="When it was made, in milliseconds since the epoch."
+    )
+    members_changed_at = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text=(
+            "When a member last joined, left or moved, in milliseconds since the epoch; empty "
+            "while the members are those it was made with, in their order. On the history row "
+            "that records the composite's deletion, the time it was deleted."
+        ),
+    )
 
     history = HistoricalRecords(bases=[HistoryActorFields])
 
@@ -48,13 +68,20 @@ class Composite(models.Model):
 
 
 class CompositeMember(models.Model):
-    """One member of a composite at a position (0-based, contiguous)."""
+    """One member of a composite at a position (0-based, contiguous), and when it joined."""
 
     composite = models.ForeignKey(Composite, on_delete=models.CASCADE, related_name="members")
     member = models.ForeignKey(
         "memories.Memory", on_delete=models.CASCADE, related_name="memberships"
     )
     position = models.PositiveIntegerField()
+    joined_at = models.BigIntegerField(
+        default=now_ms,
+        help_text=(
+            "When the memory joined, in milliseconds since the epoch: the composite's "
+            "`made_at` for the members it was made with."
+        ),
+    )
 
     history = HistoricalRecords(bases=[HistoryActorFields])
 

@@ -7,6 +7,12 @@ are 0..n-1 in order, and the cursor names a member of the sequence (0 when it is
 The cursor follows the member it points at: moving members around keeps it on the same
 memory; removing that memory moves it to the member that took its place, wrapping to the
 first when the removed member was the last.
+
+Membership is stamped at `at_ms` (milliseconds, default now) for the stale-header queue: a
+new composite's `made_at` and its members' `joined_at`, an added member's `joined_at`, and
+`members_changed_at` on every add, remove, move and deletion (the history row recording a
+deletion keeps it). The audit events carry the stamp ("made_at", or "members_changed_at" as
+[before, after]), so the queue reads when each change happened on the same clock.
 """
 
 from collections.abc import Sequence
@@ -16,6 +22,7 @@ from django.db import transaction
 
 from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
+from memadmin.core.clock import now_ms
 from memadmin.memories.models import Memory
 
 from .models import Composite, CompositeMember
@@ -58,6 +65,17 @@ def _refuse_bad_members(composite: Composite, head: Memory, memories: Sequence[M
         raise ValidationError({"member": message}, code="bad_member")
 
 
+def _members_changed(composite: Composite, at_ms: int | None) -> list[int | None]:
+    """Stamp the members as changed at `at_ms` (default now, never before the last stamp).
+
+    Return the stamp as [before, after], for the audit event.
+    """
+    before = composite.members_changed_at
+    now = at_ms if at_ms is not None else now_ms()
+    composite.members_changed_at = max(now, before or 0)
+    return [before, composite.members_changed_at]
+
+
 def _fresh(memories: Sequence[Memory]) -> list[Memory]:
     """Return the memories re-read from the database, in the given order."""
     by_pk = Memory.objects.in_bulk([memory.pk for memory in memories])
@@ -76,6 +94,7 @@ def composite_create(
     members: Sequence[Memory] = (),
     title: str = "",
     reason: str = "",
+    at_ms: int | None = None,
 ) -> Composite:
     """Create a composite of `type` headed by `head`, with `members` in the given order."""
     if type not in Composite.Type.values:
@@ -87,12 +106,17 @@ def composite_create(
     head = Memory.objects.select_for_update().get(pk=head.pk)
     refuse_archived_head(head)
     members = _fresh(members)
-    composite = Composite(project_id=head.project_id, type=type, head=head, title=title.strip())
+    made = at_ms if at_ms is not None else now_ms()
+    composite = Composite(
+        project_id=head.project_id, type=type, head=head, title=title.strip(), made_at=made
+    )
     _refuse_bad_members(composite, head, members)
     with acting(actor=actor, reason=reason):
         composite.save()
         for index, memory in enumerate(members):
-            CompositeMember.objects.create(composite=composite, member=memory, position=index)
+            CompositeMember.objects.create(
+                composite=composite, member=memory, position=index, joined_at=made
+            )
         audit_record(
             action="composite_created",
             target=composite,
@@ -103,6 +127,7 @@ def composite_create(
                 "head": head.pk,
                 "members": [memory.pk for memory in members],
                 "title": composite.title,
+                "made_at": made,
             },
         )
     return composite
@@ -167,6 +192,7 @@ def composite_member_add(
     actor,
     position: int | None = None,
     reason: str = "",
+    at_ms: int | None = None,
 ) -> Composite:
     """Insert `members` at `position` (default: the end), in the given order."""
     if not members:
@@ -183,11 +209,15 @@ def composite_member_add(
         )
     before = member_ids(rows)
     cursor_member = cursor_member_id(composite, rows)
+    stamp = _members_changed(composite, at_ms)
     with acting(actor=actor, reason=reason):
         # New rows are created past the end, then everything is renumbered in order.
         new_rows = [
             CompositeMember.objects.create(
-                composite=composite, member=memory, position=len(rows) + index
+                composite=composite,
+                member=memory,
+                position=len(rows) + index,
+                joined_at=composite.members_changed_at,
             )
             for index, memory in enumerate(members)
         ]
@@ -198,14 +228,18 @@ def composite_member_add(
             target=composite,
             project=composite.project,
             category=composite.head.category,
-            changes={"members": [before, member_ids(rows)], "added": [m.pk for m in members]},
+            changes={
+                "members": [before, member_ids(rows)],
+                "added": [m.pk for m in members],
+                "members_changed_at": stamp,
+            },
         )
     return composite
 
 
 @transaction.atomic
 def composite_member_remove(
-    *, composite: Composite, member: Memory, actor, reason: str = ""
+    *, composite: Composite, member: Memory, actor, reason: str = "", at_ms: int | None = None
 ) -> Composite:
     """Remove one member; the positions close up and the cursor stays on a member."""
     composite = locked(composite)
@@ -218,6 +252,7 @@ def composite_member_remove(
         )
     before = member_ids(rows)
     cursor_member = cursor_member_id(composite, rows)
+    stamp = _members_changed(composite, at_ms)
     with acting(actor=actor, reason=reason):
         rows.pop(index).delete()
         settle(composite, rows, cursor_on=cursor_member, fallback_index=composite.cursor)
@@ -226,14 +261,24 @@ def composite_member_remove(
             target=composite,
             project=composite.project,
             category=composite.head.category,
-            changes={"members": [before, member_ids(rows)], "removed": member.pk},
+            changes={
+                "members": [before, member_ids(rows)],
+                "removed": member.pk,
+                "members_changed_at": stamp,
+            },
         )
     return composite
 
 
 @transaction.atomic
 def composite_member_move(
-    *, composite: Composite, member: Memory, position: int, actor, reason: str = ""
+    *,
+    composite: Composite,
+    member: Memory,
+    position: int,
+    actor,
+    reason: str = "",
+    at_ms: int | None = None,
 ) -> Composite:
     """Move one member to `position` (0-based); the others shift to keep the order contiguous."""
     composite = locked(composite)
@@ -250,6 +295,7 @@ def composite_member_move(
         return composite
     before = member_ids(rows)
     cursor_member = cursor_member_id(composite, rows)
+    stamp = _members_changed(composite, at_ms)
     with acting(actor=actor, reason=reason):
         rows.insert(position, rows.pop(index))
         settle(composite, rows, cursor_on=cursor_member)
@@ -258,7 +304,11 @@ def composite_member_move(
             target=composite,
             project=composite.project,
             category=composite.head.category,
-            changes={"members": [before, member_ids(rows)], "moved": member.pk},
+            changes={
+                "members": [before, member_ids(rows)],
+                "moved": member.pk,
+                "members_changed_at": stamp,
+            },
         )
     return composite
 
@@ -324,10 +374,16 @@ def composite_cursor_back(*, composite: Composite, actor, reason: str = "") -> C
 
 
 @transaction.atomic
-def composite_delete(*, composite: Composite, actor, reason: str = "") -> None:
-    """Delete a composite and its member rows; the memories themselves stay."""
+def composite_delete(
+    *, composite: Composite, actor, reason: str = "", at_ms: int | None = None
+) -> None:
+    """Delete a composite and its member rows; the memories themselves stay.
+
+    The history row recording the deletion keeps its stamp (see the module docstring).
+    """
     composite = locked(composite)
     rows = member_rows(composite)
+    stamp = _members_changed(composite, at_ms)
     with acting(actor=actor, reason=reason):
         audit_record(
             action="composite_deleted",
@@ -340,8 +396,10 @@ def composite_delete(*, composite: Composite, actor, reason: str = "") -> None:
                 "members": member_ids(rows),
                 "cursor": composite.cursor,
                 "title": composite.title,
+                "members_changed_at": stamp,
             },
         )
         for row in rows:
             row.delete()
+        # Not saved: the deletion's history row is written from these values.
         composite.delete()

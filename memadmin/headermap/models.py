@@ -6,8 +6,9 @@ from django.db import models
 class HeaderSync(models.Model):
     """The last time someone confirmed a header's summary matches its details.
 
-    A header is stale when one of its details was updated after `synced_at` (epoch ms); a
-    header with no row counts from its own creation. Written only by
+    A header is stale when one of its details was updated after `synced_at` (epoch ms), or
+    its set of details changed since (see `stale_selectors`); a header with no row counts
+    from its own creation. Written only by
     `headermap.stale_services.header_mark_synced` and the fragmentation service.
     """
 

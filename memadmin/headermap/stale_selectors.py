@@ -1,16 +1,21 @@
-"""Read which headers are stale: a detail changed after the header was last synced.
+"""Read which headers are stale: their details changed after the header was last synced.
 
 A header is a live memory heading at least one composite; its details are the members of
 those composites. It was last synced at `HeaderSync.synced_at`, or, never synced, when it
-was created. A detail whose `updated_at` is later than that makes it stale. What changed
-is read from the details' simple-history versions, whose `updated_at` is on the same clock.
+was created. It is stale when, since then:
+
+- a detail changed: its `updated_at` is later. What changed is read from the details'
+  simple-history versions, whose `updated_at` is on the same clock;
+- the set of details changed: a memory joined or left one of its composites, members were
+  reordered, a composite of it was made or deleted (`stale_membership` says how each is
+  read; a composite made with the header does not count).
 """
 
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import F, IntegerField, QuerySet
+from django.db.models import Exists, F, IntegerField, OuterRef, QuerySet
 from django.db.models.functions import Coalesce
 
 from memadmin.composites.models import Composite, CompositeMember
@@ -18,8 +23,17 @@ from memadmin.core.worddiff import DiffOp, word_diff
 from memadmin.memories.models import Memory, Project
 
 from .models import HeaderSync
+from .stale_membership import (
+    LIVE,
+    MEMBERS_CHANGED,
+    MembershipChange,
+    changed_composites,
+    deleted_composites,
+    membership_change,
+    membership_events,
+    with_membership_stamps,
+)
 
-LIVE = (Memory.Status.ACTIVE, Memory.Status.PERMANENT)
 COMPARED_FIELDS = ("category", "status", "importance")
 COUNT_CACHE_KEY = "memadmin:stale-header-count"
 
@@ -57,35 +71,60 @@ class DetailChange:
 
 @dataclass(frozen=True, slots=True)
 class StaleHeader:
-    """A stale header, the time it counts from, and what changed in its details since."""
+    """A stale header, the time it counts from, and what changed in its details since.
+
+    `changes` are the details whose own text or fields changed; `membership` the changes
+    to the set of details, oldest first.
+    """
 
     header: Memory
     since: int
     synced: bool
     changes: list[DetailChange] = field(default_factory=list)
+    membership: list[MembershipChange] = field(default_factory=list)
 
 
-def _baseline() -> Coalesce:
+def _since(head: str) -> Coalesce:
     """Return the time a header's details are compared with: its sync, else its creation."""
     return Coalesce(
-        F("composite__head__header_sync__synced_at"),
-        F("composite__head__created_at"),
-        output_field=IntegerField(),
+        F(f"{head}__header_sync__synced_at"), F(f"{head}__created_at"), output_field=IntegerField()
     )
 
 
 def _stale_members(project: Project | None = None) -> QuerySet[CompositeMember]:
+    """Return the membership rows whose memory changed after its header's sync."""
     members = CompositeMember.objects.filter(composite__head__status__in=LIVE).alias(
-        since=_baseline()
+        since=_since("composite__head")
     )
     if project is not None:
         members = members.filter(composite__project=project)
-    return members.filter(member__updated_at__gt=F("since"))
+    return members.filter(member__updated_at__gt=F("since")).order_by()
+
+
+def _stale_head_ids(project: Project | None = None) -> QuerySet:
+    """Return the stale headers' ids as one query (duplicates removed by its UNION).
+
+    It walks the composites, not the members: per composite it checks the membership stamp,
+    then looks for one changed detail (stopping at the first) through the index on
+    (composite, member), and it adds the heads of composites deleted since the sync.
+    """
+    changed_detail = CompositeMember.objects.filter(
+        composite=OuterRef("pk"), member__updated_at__gt=OuterRef("since")
+    )
+    stale = (
+        with_membership_stamps(Composite.objects.all(), project)
+        .alias(since=_since("head"))
+        .filter(MEMBERS_CHANGED | Exists(changed_detail))
+        .values_list("head_id", flat=True)
+    )
+    deleted = deleted_composites(project).values_list("head_id", flat=True)
+    # A union takes the first model's default ordering, which names columns it lacks.
+    return stale.union(deleted).order_by()
 
 
 def count_stale_headers() -> int:
-    """Return how many headers are stale, across every project (one query over every member)."""
-    return _stale_members().values("composite__head_id").distinct().count()
+    """Return how many headers are stale, across every project (one query)."""
+    return _stale_head_ids().count()
 
 
 def store_fingerprint() -> tuple:
@@ -125,39 +164,42 @@ def stale_header_count() -> int:
 
 
 def stale_header_ids(project: Project | None = None) -> list[int]:
-    """Return the primary keys of the stale headers, in one query."""
-    heads = _stale_members(project).values_list("composite__head_id", flat=True).distinct()
-    return sorted(heads)
+    """Return the primary keys of the stale headers, in ascending order, in one query."""
+    return sorted(_stale_head_ids(project))
 
 
 def stale_headers(project: Project | None = None) -> list[StaleHeader]:
-    """Return the stale headers, oldest sync first, each with its changed details.
+    """Return the stale headers, oldest sync first, each with what changed in its details.
 
-    Four queries whatever the number of headers: changed memberships, headers, details,
-    and the details' versions.
+    At most seven queries whatever the number of headers: changed details, composites whose
+    members changed, deleted composites, their audit events, headers, details, and the
+    details' versions.
     """
-    pairs = list(
-        _stale_members(project)
-        .annotate(since_ms=_baseline())
-        .values_list("composite__head_id", "member_id", "since_ms")
-        .distinct()
-    )
-    if not pairs:
+    pairs = set(_stale_members(project).values_list("composite__head_id", "member_id"))
+    composites = changed_composites(project)
+    events = membership_events(composites)
+    heads = {head for head, _ in pairs} | {composite.head_id for composite in composites}
+    if not heads:
         return []
-    headers = Memory.objects.select_related("project", "header_sync").in_bulk(
-        {head for head, _, _ in pairs}
-    )
-    details = Memory.objects.in_bulk({detail for _, detail, _ in pairs})
-    versions = _versions_of(list(details))
-    stale: dict[int, StaleHeader] = {}
-    for head, detail, since in sorted(pairs):
-        header = headers[head]
-        entry = stale.setdefault(
-            head, StaleHeader(header=header, since=since, synced=_has_sync(header))
-        )
-        if all(change.detail.pk != detail for change in entry.changes):
-            entry.changes.append(_change(details[detail], since, versions.get(detail, [])))
+    headers = Memory.objects.select_related("project", "header_sync").in_bulk(heads)
+    changed = {detail for _, detail in pairs}
+    named = {pk for _, event in events for pk in event["members"]}
+    details = Memory.objects.in_bulk(changed | named)
+    versions = _versions_of(sorted(changed))
+    stale = {
+        head: StaleHeader(header=header, since=_since_of(header), synced=_has_sync(header))
+        for head, header in headers.items()
+    }
+    for head, detail in sorted(pairs):
+        entry = stale[head]
+        entry.changes.append(_change(details[detail], entry.since, versions.get(detail, [])))
+    for head, event in sorted(events, key=lambda pair: pair[1]["at"]):
+        stale[head].membership.append(membership_change(event, details))
     return sorted(stale.values(), key=lambda entry: (entry.since, entry.header.pk))
+
+
+def _since_of(header: Memory) -> int:
+    return header.header_sync.synced_at if _has_sync(header) else header.created_at
 
 
 def _has_sync(header: Memory) -> bool:

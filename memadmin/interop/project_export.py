@@ -6,7 +6,8 @@ by this database's primary keys, and the JSON is written with sorted keys and fi
 indentation: exporting, importing into an empty database and exporting again gives the
 same bytes.
 
-What is not exported: the history of each row, the audit trail, sync bookkeeping, and
+What is not exported: the history of each row, the audit trail, sync bookkeeping (header
+syncs and the composites' membership stamps: an import makes its composites afresh), and
 references that leave the project (a `superseded_by` or `merged_from` naming a memory of
 another project, or one deleted since).
 """

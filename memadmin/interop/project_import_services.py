@@ -199,15 +199,15 @@ def _composites(project: Project, composites: list[dict], pk_of: dict, actor) ->
         default_change_reason=REASON,
         custom_historical_attrs=history,
     )
-    composite_pk_of = {
-        composite["key"]: row.pk for composite, row in zip(composites, created, strict=True)
-    }
+    row_of = {composite["key"]: row for composite, row in zip(composites, created, strict=True)}
     bulk_create_with_history(
         [
             CompositeMember(
-                composite_id=composite_pk_of[composite["key"]],
+                composite_id=row_of[composite["key"]].pk,
                 member_id=pk_of[member],
                 position=position,
+                # The members joined when their composite was made here, by the import.
+                joined_at=row_of[composite["key"]].made_at,
             )
             for composite in composites
             for position, member in enumerate(composite["members"])
@@ -216,7 +216,7 @@ def _composites(project: Project, composites: list[dict], pk_of: dict, actor) ->
         default_change_reason=REASON,
         custom_historical_attrs=history,
     )
-    return composite_pk_of
+    return {key: row.pk for key, row in row_of.items()}
 
 
 def _reference_sets(

@@ -124,6 +124,7 @@ def memory_fragment(
             title=title or summary.strip().splitlines()[0][:200],
             actor=actor,
             reason=reason,
+            at_ms=now,
         )
         status_before = original.status
         original.status = Memory.Status.ARCHIVED

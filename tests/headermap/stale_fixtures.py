@@ -10,7 +10,7 @@ T0 = 1_700_000_000_000  # in the past, so a sync "now" is later than every chang
 
 
 def make_release(project) -> dict:
-    """Make a sequence header over two steps, all at T0: in sync."""
+    """Make a sequence "Release" headed by a header over two steps, all at T0: in sync."""
 
     def make(content, **fields):
         return memory_create(
@@ -25,7 +25,14 @@ def make_release(project) -> dict:
     header = make("Release: build, then tag.", importance=90)
     build = make("Build with make release.")
     tag = make("Tag with git tag vX.")
-    composite_create(head=header, type="sequence", members=[build, tag], actor="agent")
+    composite_create(
+        head=header,
+        type="sequence",
+        members=[build, tag],
+        title="Release",
+        actor="agent",
+        at_ms=T0,
+    )
     return {"header": header, "build": build, "tag": tag}
 
 

@@ -111,11 +111,11 @@ def test_the_count_follows_every_change(edited):
     assert stale_header_count() == 1
 
 
-def test_the_queue_is_four_queries(edited):
-    """The queue reads memberships, headers, details and versions, whatever their number."""
+def test_the_queue_reads_six_queries_without_membership_changes(edited):
+    """Changed details, changed and deleted composites, headers, details and versions."""
     with CaptureQueriesContext(connection) as queries:
         stale_headers()
-    assert len(queries) == 4
+    assert len(queries) == 6
 
 
 def test_stale_ids_filter_by_project(edited, mc_project):

@@ -7,8 +7,16 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.urls import reverse
 
+from memadmin.composites.services import (
+    composite_create,
+    composite_delete,
+    composite_member_add,
+)
 from memadmin.headermap.models import HeaderSync
+from memadmin.headermap.stale_services import header_mark_synced
+from memadmin.memories.services import memory_create
 
 from .stale_fixtures import T0, edit_build, make_release
 
@@ -31,6 +39,23 @@ def release(project):
 def edited(release):
     """The same, with one step edited after the header was made."""
     return edit_build(release)
+
+
+@pytest.fixture
+def joined(release, project):
+    """The same header synced, then an unchanged memory added to its sequence."""
+    release["notes"] = memory_create(
+        project=project, category="OPS_RULES", content="Write notes.", actor="agent", at_ms=T0
+    )
+    header_mark_synced(header=release["header"], actor="dreamer", at_ms=T0 + 120_000)
+    composite_member_add(
+        composite=release["header"].headed_composites.get(),
+        members=[release["notes"]],
+        actor="historian",
+        reason="the notes are a step now",
+        at_ms=T0 + 180_000,
+    )
+    return release
 
 
 def test_the_navigation_counts_stale_headers(client_as, edited):
@@ -139,3 +164,75 @@ def test_the_command_refuses_unknown_ids_and_writes_nothing(edited):
     with pytest.raises(CommandError, match="No memory #999999"):
         run("synced", "--project", header.project.identity, str(header.display_id), "999999")
     assert not HeaderSync.objects.exists()
+
+
+def test_the_queue_shows_a_membership_change(client_as, joined):
+    """A memory that joined is listed, linked, with its composite, who added it and why."""
+    body = client_as("viewer").get("/map/stale/").content.decode()
+    notes, sequence = joined["notes"], joined["header"].headed_composites.get()
+    assert "1 stale header" in body and "1 change to its details since" in body
+    assert (
+        f'<a href="{reverse("memories:detail", args=[notes.pk])}">#{notes.display_id}</a> '
+        f'joined the sequence <a href="{reverse("composites:detail", args=[sequence.pk])}">'
+        "'Release'</a>"
+    ) in body
+    assert "by historian: <em>the notes are a step now</em>" in body
+    assert "changed since</h3>" not in body  # no detail's own text or fields changed
+
+
+def test_the_navigation_counts_a_membership_change(client_as, joined):
+    """A header stale only for a join counts in the navigation."""
+    body = client_as("viewer").get("/memories/").content.decode()
+    assert '>1<span class="visually-hidden"> stale header</span>' in body
+
+
+def test_marking_synced_clears_a_membership_change(client_as, joined):
+    """The sync empties the count over htmx, and the queue after it."""
+    client = client_as("editor")
+    response = client.post(
+        f"/map/stale/{joined['header'].pk}/synced/", headers={"HX-Request": "true"}
+    )
+    assert '<span id="stale-count" hx-swap-oob="true"></span>' in response.content.decode()
+    assert b"0 stale headers" in client.get("/map/stale/").content
+
+
+def test_the_command_lists_membership_changes_as_json(joined):
+    """`headers stale --json` gives each change to the set of details, with who and why."""
+    (entry,) = json.loads(run("stale", "--json"))
+    notes, sequence = joined["notes"], joined["header"].headed_composites.get()
+    assert entry["details"] == []
+    assert entry["membership"] == [
+        {
+            "change": "joined",
+            "summary": f"#{notes.display_id} joined the sequence 'Release'",
+            "composite": {
+                "pk": sequence.pk,
+                "type": "sequence",
+                "title": "Release",
+                "exists": True,
+            },
+            "members": [{"id": notes.display_id, "pk": notes.pk, "exists": True}],
+            "at": T0 + 180_000,
+            "actor": "historian",
+            "reason": "the notes are a step now",
+        }
+    ]
+
+
+def test_the_command_lists_membership_changes_as_text(joined):
+    """`headers stale` puts each membership change in the changed column."""
+    (line,) = run("stale").splitlines()
+    assert line.split("\t")[2] == f"#{joined['notes'].display_id} joined the sequence 'Release'"
+
+
+def test_the_queue_shows_a_deleted_composite_unlinked(client_as, joined):
+    """A composite deleted since the sync is named, not linked."""
+    checks = composite_create(
+        head=joined["header"], type="theme", title="Checks", actor="agent", at_ms=T0 + 60_000
+    )
+    composite_delete(composite=checks, actor="dreamer", reason="empty", at_ms=T0 + 240_000)
+    body = client_as("viewer").get("/map/stale/").content.decode()
+    assert "2 changes to its details since" in body
+    assert "The theme 'Checks' was deleted" in body
+    assert reverse("composites:detail", args=[checks.pk]) not in body
+    assert "by dreamer: <em>empty</em>" in body

@@ -102,6 +102,18 @@ def test_import_restores_rows_history_and_audit(rich_project):
     assert naming.effective_criteria["definition"] == "Limits we cannot move."
 
 
+def test_imported_composites_are_made_with_their_members(rich_project):
+    """An import makes each composite afresh: its members joined then, nothing changed since."""
+    raw = project_export(rich_project)
+    Project.objects.all().delete()
+    project = project_import(raw=raw)
+    composites = Composite.objects.filter(project=project)
+    assert composites.count() == 2
+    for composite in composites:
+        assert composite.members_changed_at is None
+        assert {row.joined_at for row in composite.members.all()} <= {composite.made_at}
+
+
 def test_importing_next_to_the_original_is_refused(rich_project):
     """The project must be new to the database; nothing is written when it is not."""
     raw = project_export(rich_project)

@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from memadmin.composites.selectors import memories_by_display_ids
+from memadmin.headermap.stale_membership import MembershipChange
 from memadmin.headermap.stale_selectors import StaleHeader, stale_headers
 from memadmin.headermap.stale_services import header_mark_synced
 from memadmin.memories.models import Project
@@ -21,8 +22,29 @@ def _project(identity: str | None) -> Project | None:
         raise CommandError(f"No project {identity!r}.") from None
 
 
+def membership_as_dict(change: MembershipChange) -> dict:
+    """Return a change to a header's set of details as JSON-ready values."""
+    return {
+        "change": change.kind,
+        "summary": change.summary,
+        "composite": {
+            "pk": change.composite_pk,
+            "type": change.composite_type,
+            "title": change.composite_title,
+            "exists": change.composite_exists,
+        },
+        "members": [
+            {"id": member.display_id, "pk": member.pk, "exists": member.exists}
+            for member in change.members
+        ],
+        "at": change.at,
+        "actor": change.actor,
+        "reason": change.reason,
+    }
+
+
 def header_as_dict(entry: StaleHeader) -> dict:
-    """Return a stale header and its changed details as JSON-ready values."""
+    """Return a stale header, its changed details and its membership changes as JSON values."""
     header = entry.header
     return {
         "id": header.display_id,
@@ -52,6 +74,7 @@ def header_as_dict(entry: StaleHeader) -> dict:
             }
             for change in entry.changes
         ],
+        "membership": [membership_as_dict(change) for change in entry.membership],
     }
 
 
@@ -91,7 +114,10 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(document, ensure_ascii=False, indent=2))
             return
         for entry in entries:
-            changed = ", ".join(f"#{change.detail.display_id}" for change in entry.changes)
+            # The details whose text changed, then each change to the set of details.
+            details = [f"#{change.detail.display_id}" for change in entry.changes]
+            membership = [change.summary for change in entry.membership]
+            changed = "; ".join(([", ".join(details)] if details else []) + membership)
             self.stdout.write(
                 f"#{entry.header.display_id}\t{entry.header.project.identity}\t{changed}\t"
                 f"{entry.header.content[:80]}"
