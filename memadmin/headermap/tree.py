@@ -15,7 +15,8 @@ Every count is of distinct memories: a detail shared by two headers counts once 
 theme header above both.
 """
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import NamedTuple
@@ -27,16 +28,55 @@ THEME_HEADER, CATEGORY_HEADER, DETAIL = "theme header", "category header", "deta
 
 
 class MapMemory(NamedTuple):
-    """A live memory as the map shows it: its ids, category, text and token size.
-
-    A named tuple: the map reads every live memory of a project, up to 100,000, per request.
-    """
+    """A live memory as the map shows it: its ids, category, text and token size."""
 
     id: int
     display_id: int
     category: str
     content: str
     tokens: int
+
+
+class MapMemories(Mapping[int, MapMemory]):
+    """The live memories of a map by id, kept as columns and made into a `MapMemory` when read.
+
+    A map reads every live memory of a project, up to 100,000, per request and shows a few
+    hundred. Dictionaries of numbers and strings are no work for Python's garbage
+    collector; 100,000 live tuples are (a tenth of a second per request, in collections).
+    """
+
+    __slots__ = ("category", "content", "display_id", "tokens")
+
+    def __init__(self, memories: Iterable[MapMemory]):
+        self.display_id: dict[int, int] = {}
+        self.category: dict[int, str] = {}
+        self.content: dict[int, str] = {}
+        self.tokens: dict[int, int] = {}
+        for memory in memories:
+            memory_id = memory.id
+            self.display_id[memory_id] = memory.display_id
+            self.category[memory_id] = memory.category
+            self.content[memory_id] = memory.content
+            self.tokens[memory_id] = memory.tokens
+
+    def __getitem__(self, memory_id: int) -> MapMemory:
+        tokens = self.tokens[memory_id]
+        return MapMemory(
+            memory_id,
+            self.display_id[memory_id],
+            self.category[memory_id],
+            self.content[memory_id],
+            tokens,
+        )
+
+    def __contains__(self, memory_id: object) -> bool:
+        return memory_id in self.tokens
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.tokens)
+
+    def __len__(self) -> int:
+        return len(self.tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,25 +110,48 @@ class MapNode:
         return self.details > 0
 
 
+class UnreachedGroup(NamedTuple):
+    """The memories of one category that no header reaches: how many, and their tokens."""
+
+    category: str
+    count: int
+    tokens: int
+
+
 class HeaderMap:
     """The map of one project: roots, each node's details, and what no header reaches."""
 
     def __init__(self, memories: Iterable[MapMemory], composites: Iterable[LedgerComposite]):
-        self.memories = {memory.id: memory for memory in memories}
+        self.memories = MapMemories(memories)
+        live = self.memories.tokens  # a plain dict: the fastest test of "is it live"
         composites = sorted(composites, key=attrgetter("id"))
-        self._details = CompositeIndex(composites, self.memories).members_of
+        self._details = CompositeIndex(composites, live).members_of
         self._types: dict[int, list[str]] = {}
         for composite in composites:
-            if composite.head_id in self.memories:
+            if composite.head_id in live:
                 types = self._types.setdefault(composite.head_id, [])
                 if composite.type not in types:
                     types.append(composite.type)
-        in_graph = set(self._details)
+        headers = self._details.keys()
+        in_graph = set(headers)
         for members in self._details.values():
             in_graph.update(members)
-        self._unreached = [self.memories[i] for i in sorted(self.memories.keys() - in_graph)]
-        roots = top_level(sorted(in_graph), self._details)
-        self._roots = sorted(roots & self._details.keys())
+        self._detail_ids = in_graph - headers
+        self._unreached = sorted(live.keys() - in_graph)
+        # Which headers are roots depends on the edges between headers only: walking the
+        # details that head nothing (most of the map) would change no answer.
+        self._header_details = {
+            head: tuple([member for member in members if member in headers])
+            for head, members in self._details.items()
+        }
+        self._roots = sorted(top_level(sorted(headers), self._header_details))
+
+    def layer(self, memory_id: int) -> str:
+        """Return a memory's layer, read from its details alone (nothing below is walked)."""
+        headers = self._header_details.get(memory_id)
+        if headers is None:
+            return DETAIL
+        return THEME_HEADER if headers else CATEGORY_HEADER
 
     def node(self, memory_id: int) -> MapNode:
         """Return the node of a live memory; raise KeyError for any other id."""
@@ -97,47 +160,62 @@ class HeaderMap:
         seen: set[int] = set()
         reach(details, self._details, seen)
         seen.discard(memory_id)
-        if memory_id not in self._details:
-            layer = DETAIL
-        elif self._details.keys().isdisjoint(details):
-            layer = CATEGORY_HEADER
-        else:
-            layer = THEME_HEADER
-        memories = self.memories
+        tokens = self.memories.tokens
         return MapNode(
             memory=memory,
-            layer=layer,
+            layer=self.layer(memory_id),
             types=tuple(self._types.get(memory_id, ())),
             details=len(details),
             reach_count=len(seen),
-            reach_tokens=sum([memories[i].tokens for i in seen]),
+            reach_tokens=sum([tokens[i] for i in seen]),
         )
 
+    def root_ids(self) -> list[int]:
+        """Return the top-level headers' ids: theme headers first, then by category and id.
+
+        Sorting needs no node: a page of roots makes nodes (and walks what they reach) for
+        the roots it shows only.
+        """
+        category, layer = self.memories.category, self.layer
+        return sorted(self._roots, key=lambda i: (layer(i) != THEME_HEADER, category[i], i))
+
     def roots(self) -> list[MapNode]:
-        """Return the top-level headers: theme headers first, then by category and id."""
-        nodes = [self.node(memory_id) for memory_id in self._roots]
-        return sorted(nodes, key=lambda n: (n.layer != THEME_HEADER, n.memory.category, n.id))
+        """Return the top-level headers as nodes, in `root_ids` order."""
+        return [self.node(memory_id) for memory_id in self.root_ids()]
 
     def details(self, memory_id: int) -> list[MapNode]:
         """Return a header's details in composite order (none for a detail or unknown id)."""
         return [self.node(detail) for detail in self._details.get(memory_id, ())]
 
-    def unreached(self) -> list[MapMemory]:
-        """Return the live memories in no composite, by id."""
-        return list(self._unreached)
+    def unreached(self, category: str | None = None) -> list[MapMemory]:
+        """Return the live memories in no composite (of one category if given), by id."""
+        memories = self.memories
+        if category is None:
+            return [memories[i] for i in self._unreached]
+        of = memories.category
+        return [memories[i] for i in self._unreached if of[i] == category]
+
+    def unreached_groups(self) -> list[UnreachedGroup]:
+        """Return, by category name, how many memories no header reaches and their tokens."""
+        counts: Counter[str] = Counter()
+        tokens: Counter[str] = Counter()
+        category, size = self.memories.category, self.memories.tokens
+        for memory_id in self._unreached:
+            counts[category[memory_id]] += 1
+            tokens[category[memory_id]] += size[memory_id]
+        return [UnreachedGroup(name, counts[name], tokens[name]) for name in sorted(counts)]
 
     def summary(self) -> dict:
         """Return the headline counts: headers, details, unreached memories, and their tokens."""
-        headers = set(self._details)
-        details = {m for ms in self._details.values() for m in ms} - headers
-        unreached_tokens = sum(memory.tokens for memory in self._unreached)
+        headers, details = self._details.keys(), self._detail_ids
+        tokens = self.memories.tokens
         return {
-            "memories": len(self.memories),
+            "memories": len(tokens),
             "headers": len(headers),
             "details": len(details),
             "roots": len(self._roots),
             "unreached": len(self._unreached),
-            "header_tokens": sum(self.memories[i].tokens for i in headers),
-            "detail_tokens": sum(self.memories[i].tokens for i in details),
-            "unreached_tokens": unreached_tokens,
+            "header_tokens": sum([tokens[i] for i in headers]),
+            "detail_tokens": sum([tokens[i] for i in details]),
+            "unreached_tokens": sum([tokens[i] for i in self._unreached]),
         }

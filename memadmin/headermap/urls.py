@@ -7,6 +7,7 @@ app_name = "headermap"
 urlpatterns = [
     path("", views.index, name="index"),
     path("node/<int:pk>/", views.node_details, name="details"),
+    path("unreached/", views.unreached, name="unreached"),
     path("stale/", stale_views.stale_queue, name="stale"),
     path("stale/<int:header_pk>/synced/", stale_views.stale_mark_synced, name="stale_synced"),
 ]

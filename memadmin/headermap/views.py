@@ -1,17 +1,23 @@
-"""The header map page: a collapsible tree whose details load only when a node is opened.
+"""The header map page: a page of top headers whose details load only when a node is opened.
 
-With htmx, opening a node fetches its details (`node_details`) once. Without JavaScript,
-each node's "show" link reloads the page with that node in `?open=`, so every opened node
-along the way is rendered expanded on the server.
+The roots come a page at a time (`?page=`); the summary counts the whole map. With htmx,
+the page links swap the tree section only, opening a node fetches its details
+(`node_details`) once, and opening a category of memories no header reaches fetches its
+list (`unreached`). Without JavaScript, each "show" link reloads the page with that node
+in `?open=` or that category in `?unreached=`, so what is open is rendered on the server;
+every link keeps the page of roots, the open nodes and the category shown.
 """
 
-from dataclasses import dataclass
-from itertools import groupby
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from functools import cached_property
 from urllib.parse import urlencode
 
+from django.core.paginator import InvalidPage, Page, Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
@@ -21,9 +27,54 @@ from memadmin.memories.models import Project
 
 from .selectors import header_map
 from .stale_selectors import stale_header_ids
-from .tree import HeaderMap, MapNode
+from .tree import HeaderMap, MapNode, UnreachedGroup
 
 MAX_OPEN = 200
+ROOTS_PER_PAGE = 100
+UNREACHED_PER_PAGE = 50
+
+
+@dataclass(frozen=True)
+class MapPlace:
+    """Where a reader is on one project's map, as the page's address says.
+
+    `page` is the page of roots shown, `open_ids` the nodes drawn open, `unreached` the
+    category whose memories no header reaches are listed, at page `unreached_page`. The
+    map page and the list fragment of a category take the same query.
+    """
+
+    project_id: int
+    page: int = 1
+    open_ids: frozenset[int] = frozenset()
+    unreached: str = ""
+    unreached_page: int = 1
+
+    @cached_property
+    def page_query(self) -> str:
+        """Return the page-of-roots part of the query: empty on the first page, else `&page=`."""
+        return f"&page={self.page}" if self.page != 1 else ""
+
+    @cached_property
+    def unreached_query(self) -> str:
+        """Return the part of the query that names the category shown (empty if none)."""
+        if not self.unreached:
+            return ""
+        query = [("unreached", self.unreached)]
+        if self.unreached_page != 1:
+            query.append(("unreached_page", self.unreached_page))
+        return "&" + urlencode(query)
+
+    def query(self, open_ids: Iterable[int] | None = None) -> str:
+        """Return the query string of this place, or of it with other nodes open."""
+        opened = "".join(
+            f"&open={i}" for i in sorted(self.open_ids if open_ids is None else open_ids)
+        )
+        return f"project={self.project_id}{self.page_query}{opened}{self.unreached_query}"
+
+    def url(self, view: str = "headermap:index", **changes) -> str:
+        """Return the address of `view` (the map page) at this place, with `changes` made."""
+        place = replace(self, **changes) if changes else self
+        return f"{reverse(view)}?{place.query()}"
 
 
 @dataclass
@@ -43,30 +94,66 @@ class TreeItem:
     stale: bool = False
 
 
+@dataclass(frozen=True)
+class UnreachedList:
+    """One page of a category's memories no header reaches, with its links.
+
+    Each page link has two addresses: `*_url` for the map page with that list page shown
+    (without JavaScript) and `*_fragment` for the list alone (htmx).
+    """
+
+    category: str
+    page: Page
+    previous_url: str = ""
+    previous_fragment: str = ""
+    next_url: str = ""
+    next_fragment: str = ""
+    memory_list_url: str = ""
+
+
+@dataclass(frozen=True)
+class UnreachedGroupRow:
+    """A category's summary line among the memories no header reaches, with its links.
+
+    `shown` is its list when the address names it; `show_url` is the map page with its
+    list shown, `fragment_url` the list alone (htmx).
+    """
+
+    group: UnreachedGroup
+    anchor: str
+    shown: UnreachedList | None
+    show_url: str
+    fragment_url: str
+
+
 _PK_SLOT = 987654321  # stands for a node's pk in its details URL, reversed once per map
 
 
 class _Urls:
-    """Build the links of one project's map, keeping the nodes already open.
+    """Build the node links of one project's map, keeping the place the reader is at.
 
-    A map draws thousands of nodes, each with two links: the URLs are reversed once here
-    and filled in per node (all ids are whole numbers, so the query needs no quoting).
+    A map draws hundreds of nodes, each with two links: the URLs are reversed once here
+    and filled in per node (all ids are whole numbers, so they need no quoting).
     """
 
-    def __init__(self, project: Project, open_ids: set[int], stale_ids: set[int] = frozenset()):
-        self.project = project
-        self.open_ids = open_ids
+    def __init__(self, place: MapPlace, stale_ids: set[int] = frozenset()):
+        self.place = place
+        self.open_ids = place.open_ids
         self.stale_ids = stale_ids
-        self._index = f"{reverse('headermap:index')}?project={project.pk}"
+        self._index = reverse("headermap:index")
         self._details = reverse("headermap:details", args=[_PK_SLOT]).split(str(_PK_SLOT))
+        self._details_state = place.page_query + place.unreached_query
 
     def page(self, open_ids) -> str:
-        return self._index + "".join(f"&open={i}" for i in sorted(open_ids))
+        """Return the map page's address with these nodes open."""
+        return f"{self._index}?{self.place.query(open_ids)}"
 
     def details(self, path: tuple[int, ...]) -> str:
+        """Return the address of a node's details, reached by `path`."""
         before, after = self._details
         dotted = ".".join(map(str, path))
-        return f"{before}{path[-1]}{after}?project={self.project.pk}&path={dotted}"
+        project = self.place.project_id
+        return f"{before}{path[-1]}{after}?project={project}&path={dotted}{self._details_state}"
 
 
 def _items(
@@ -104,55 +191,160 @@ def _ids(values: list[str]) -> list[int]:
     return [int(value) for value in values if value.isdigit()][:MAX_OPEN]
 
 
+def _number(value: str | None) -> int:
+    """Return a page number from the query, 1 for anything that is not a positive number."""
+    return int(value) if value and value.isdigit() and int(value) > 0 else 1
+
+
+def _place(request: HtmxHttpRequest, project: Project, open_ids: Iterable[int]) -> MapPlace:
+    return MapPlace(
+        project_id=project.pk,
+        page=_number(request.GET.get("page")),
+        open_ids=frozenset(open_ids),
+        unreached=request.GET.get("unreached", ""),
+        unreached_page=_number(request.GET.get("unreached_page")),
+    )
+
+
+def unreached_anchor(category: str) -> str:
+    """Return the id of a category's row among the memories no header reaches."""
+    return f"map-unreached-{slugify(category)}"
+
+
+def _unreached_list(tree: HeaderMap, place: MapPlace) -> UnreachedList:
+    """Return the list page of `place` (the last if past it) of its category's memories."""
+    page = Paginator(tree.unreached(place.unreached), UNREACHED_PER_PAGE).get_page(
+        place.unreached_page
+    )
+    anchor = unreached_anchor(place.unreached)
+    links = {}
+    for name, there in (("previous", page.has_previous()), ("next", page.has_next())):
+        if there:
+            number = getattr(page, f"{name}_page_number")()
+            links[f"{name}_url"] = f"{place.url(unreached_page=number)}#{anchor}"
+            links[f"{name}_fragment"] = place.url("headermap:unreached", unreached_page=number)
+    memory_list = urlencode({"project": place.project_id, "category": place.unreached})
+    return UnreachedList(
+        category=place.unreached,
+        page=page,
+        memory_list_url=f"{reverse('memories:list')}?{memory_list}",
+        **links,
+    )
+
+
+def _unreached_rows(
+    tree: HeaderMap, groups: list[UnreachedGroup], place: MapPlace
+) -> list[UnreachedGroupRow]:
+    rows = []
+    for group in groups:
+        at = replace(place, unreached=group.category, unreached_page=1)
+        anchor = unreached_anchor(group.category)
+        rows.append(
+            UnreachedGroupRow(
+                group=group,
+                anchor=anchor,
+                shown=_unreached_list(tree, place) if group.category == place.unreached else None,
+                show_url=f"{at.url()}#{anchor}",
+                fragment_url=at.url("headermap:unreached"),
+            )
+        )
+    return rows
+
+
 @require_GET
 @role_required("viewer")
 def index(request: HtmxHttpRequest) -> HttpResponse:
-    """Show the project's map: top headers, the nodes opened in `?open=`, unreached memories."""
+    """Show a page of the map's top headers, the nodes opened in `?open=`, and the summary.
+
+    Memories no header reaches are summed up by category; the list of the category in
+    `?unreached=` is shown. A page of roots past the last answers 404, the page saying
+    so. An htmx request (a page link) gets the tree section only.
+    """
     project = _project(request)
     tree = header_map(project)
-    urls = _Urls(project, set(_ids(request.GET.getlist("open"))), set(stale_header_ids(project)))
-    unreached = tree.unreached()
-    groups = [
-        (category, list(memories))
-        for category, memories in groupby(
-            sorted(unreached, key=lambda m: (m.category, m.id)), key=lambda m: m.category
-        )
-    ]
-    return render(
-        request,
-        "headermap/index.html",
-        {
-            "project": project,
+    place = _place(request, project, _ids(request.GET.getlist("open")))
+    groups = tree.unreached_groups()
+    if place.unreached not in {group.category for group in groups}:
+        place = replace(place, unreached="", unreached_page=1)
+    paginator = Paginator(tree.root_ids(), ROOTS_PER_PAGE)
+    wanted = request.GET.get("page") or "1"
+    try:
+        page = paginator.page(wanted)
+    except InvalidPage:
+        page, place = None, replace(place, page=1)
+    missing = page is None
+    urls = _Urls(place, set(stale_header_ids(project)))
+    roots = [] if missing else [tree.node(memory_id) for memory_id in page.object_list]
+    context = {
+        "project": project,
+        "items": _items(tree, roots, (), urls),
+        "page": page,
+        "missing_page": wanted if missing else None,
+        "page_urls": _page_urls(place, page, paginator.num_pages),
+        "root_count": paginator.count,
+        "page_count": paginator.num_pages,
+    }
+    template_name = "headermap/index.html"
+    if request.htmx and not request.htmx.history_restore_request:
+        template_name += "#tree-section"
+    else:
+        context |= {
             "project_form": ProjectChoiceForm(initial={"project": project.pk}),
-            "items": _items(tree, tree.roots(), (), urls),
             "summary": tree.summary(),
-            "unreached_groups": [
-                (category, memories, sum(m.tokens for m in memories))
-                for category, memories in groups
-            ],
-        },
-    )
+            "unreached_groups": _unreached_rows(tree, groups, place),
+            "unreached_per_page": UNREACHED_PER_PAGE,
+        }
+    return render(request, template_name, context, status=404 if missing else 200)
+
+
+def _page_urls(place: MapPlace, page: Page | None, last: int) -> dict[str, str]:
+    urls = {"first": place.url(page=1), "last": place.url(page=last)}
+    if page is not None and page.has_previous():
+        urls["previous"] = place.url(page=page.previous_page_number())
+    if page is not None and page.has_next():
+        urls["next"] = place.url(page=page.next_page_number())
+    return urls
+
+
+@require_GET
+@role_required("viewer")
+def unreached(request: HtmxHttpRequest) -> HttpResponse:
+    """Return a page of one category's memories no header reaches, as a list fragment.
+
+    It takes the map page's query (`unreached` names the category); without htmx it
+    sends the reader to the map page with that list shown.
+    """
+    project = _project(request)
+    place = _place(request, project, _ids(request.GET.getlist("open")))
+    if not place.unreached:
+        raise Http404("Name the category to list: ?unreached=<category>.")
+    if not request.htmx:
+        return redirect(f"{place.url()}#{unreached_anchor(place.unreached)}")
+    shown = _unreached_list(header_map(project), place)
+    return render(request, "headermap/index.html#unreached-list", {"unreached": shown})
 
 
 @require_GET
 @role_required("viewer")
 def node_details(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """Return one node's details as a list fragment; without htmx, the page with it open."""
+    """Return one node's details as a list fragment; without htmx, the page with it open.
+
+    Both keep the page of roots and the category shown that the query names.
+    """
     project = _project(request)
     path = tuple(_ids(request.GET.get("path", "").split("."))) or (pk,)
     if path[-1] != pk:
         path = (*path, pk)
+    place = _place(request, project, path)
     if not request.htmx:
-        query = [("project", project.pk)] + [("open", i) for i in path]
         anchor = "map-node-" + "-".join(map(str, path))
-        return redirect(f"{reverse('headermap:index')}?{urlencode(query)}#{anchor}")
+        return redirect(f"{place.url()}#{anchor}")
     tree = header_map(project)
     if pk not in tree.memories:
         raise Http404("That memory is not live in this project.")
-    urls = _Urls(project, set(path))
-    items = _items(
-        tree, tree.details(pk), path, _Urls(project, set(), set(stale_header_ids(project)))
-    )
+    urls = _Urls(place)
+    closed = _Urls(replace(place, open_ids=frozenset()), set(stale_header_ids(project)))
+    items = _items(tree, tree.details(pk), path, closed)
     for item in items:
         item.open_url = urls.page(set(item.path))
     return render(request, "headermap/index.html#details", {"items": items})

@@ -1,7 +1,18 @@
 """The header map as plain data: layers, roots, details in order, counts and unreached memories."""
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memadmin.core.ledger.graph import CompositeIndex, top_level
 from memadmin.core.ledger.model import LedgerComposite
-from memadmin.headermap.tree import CATEGORY_HEADER, DETAIL, THEME_HEADER, HeaderMap, MapMemory
+from memadmin.headermap.tree import (
+    CATEGORY_HEADER,
+    DETAIL,
+    THEME_HEADER,
+    HeaderMap,
+    MapMemory,
+    UnreachedGroup,
+)
 
 
 def memory(id, tokens=10, category="OPS_RULES"):
@@ -77,3 +88,59 @@ def test_theme_headers_come_first_among_roots():
     """Roots list theme headers, then category headers."""
     tree = build([composite(1, 1, 2), composite(2, 3, 4), composite(3, 4, 5)])
     assert [n.id for n in tree.roots()] == [3, 1]
+
+
+def test_root_ids_come_in_the_order_the_roots_are_drawn_without_making_nodes():
+    """Sorting the roots needs only their layer and category: the same order as the nodes."""
+    tree = HeaderMap(
+        [memory(i, category="ENV_STATE" if i % 2 else "OPS_RULES") for i in range(1, 12)],
+        [
+            composite(1, 1, 2),
+            composite(2, 4, 6),
+            composite(3, 5, 1, 8),
+            composite(4, 9, 10),
+            composite(5, 3, 11),
+        ],
+    )
+    # The theme header, then ENV_STATE's (odd ids) before OPS_RULES's whatever their ids.
+    assert tree.root_ids() == [n.id for n in tree.roots()] == [5, 3, 9, 4]
+    assert [tree.layer(i) for i in (5, 3, 1, 2)] == [
+        THEME_HEADER,
+        CATEGORY_HEADER,
+        CATEGORY_HEADER,
+        DETAIL,
+    ]
+
+
+def test_unreached_memories_are_summed_up_and_listed_by_category():
+    """Each category's unreached memories are counted with their tokens, and listed by id."""
+    memories = [
+        memory(1),
+        memory(2),
+        memory(3, tokens=5, category="ENV_STATE"),
+        memory(4, tokens=7),
+        memory(5, tokens=2, category="ENV_STATE"),
+    ]
+    tree = HeaderMap(memories, [composite(1, 1, 2)])
+    assert tree.unreached_groups() == [
+        UnreachedGroup("ENV_STATE", 2, 7),
+        UnreachedGroup("OPS_RULES", 1, 7),
+    ]
+    assert [m.id for m in tree.unreached("ENV_STATE")] == [3, 5]
+    assert tree.unreached("NO_SUCH") == []
+
+
+EDGES = st.lists(
+    st.tuples(st.integers(1, 12), st.lists(st.integers(1, 12), max_size=4)), max_size=10
+)
+
+
+@given(EDGES)
+def test_roots_are_those_the_whole_graph_gives(edges):
+    """Finding roots over the edges between headers only agrees with walking every detail."""
+    composites = [composite(n, head, *members) for n, (head, members) in enumerate(edges, 1)]
+    tree = build(composites, ids=range(1, 13))
+    details = CompositeIndex(composites, set(range(1, 13))).members_of
+    in_graph = set(details).union(*details.values())
+    expected = top_level(sorted(in_graph), details) & details.keys()
+    assert sorted(tree.root_ids()) == sorted(expected)

@@ -23,15 +23,29 @@ def test_the_page_shows_roots_and_not_their_details(client_as, two_layers, proje
     assert f"node/{two_layers['theme'].pk}/" in body
 
 
-def test_memories_no_header_reaches_are_listed(client_as, two_layers, project):
-    """A memory in no composite appears in its category's group."""
+def test_memories_no_header_reaches_are_summed_up_by_category(client_as, two_layers, project):
+    """The page counts a memory in no composite under its category; its text waits to be asked."""
     body = (
         client_as("viewer")
         .get(reverse("headermap:index"), {"project": project.pk})
         .content.decode()
     )
-    assert "loose memory text." in body
     assert "<strong>1</strong> memory no header reaches" in body
+    assert "<strong>OPS_RULES</strong> · 1 memory · " in body
+    assert "loose memory text." not in body
+    assert f"?project={project.pk}&amp;unreached=OPS_RULES#map-unreached-ops_rules" in body
+
+
+def test_memories_no_header_reaches_are_listed_on_demand(client_as, two_layers, project):
+    """A memory in no composite is listed in its category's group once the category is asked."""
+    client = client_as("viewer")
+    query = {"project": project.pk, "unreached": "OPS_RULES"}
+    page = client.get(reverse("headermap:index"), query).content.decode()
+    fragment = client.get(reverse("headermap:unreached"), query, HTTP_HX_REQUEST="true")
+    assert "loose memory text." in page
+    assert 'id="map-unreached-ops_rules" open' in page
+    assert "loose memory text." in fragment.content.decode()
+    assert "<html" not in fragment.content.decode()
 
 
 def test_an_open_node_is_expanded_without_javascript(client_as, two_layers, project):
@@ -133,7 +147,12 @@ def test_memory_text_is_escaped_on_the_map(client_as, project):
         {"project": project.pk, "path": str(head.pk)},
         HTTP_HX_REQUEST="true",
     )
-    for body in (page.content.decode(), fragment.content.decode()):
+    unreached = client.get(
+        reverse("headermap:unreached"),
+        {"project": project.pk, "unreached": "OPS_RULES"},
+        HTTP_HX_REQUEST="true",
+    )
+    for body in (page.content.decode(), fragment.content.decode(), unreached.content.decode()):
         assert "<script>alert" not in body
         assert "&lt;script&gt;" in body
 

@@ -1,0 +1,247 @@
+"""The header map on a large project: roots a page at a time, unreached memories on demand."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from memadmin.composites.services import composite_create
+from memadmin.headermap import views
+from memadmin.memories.services import memory_create
+
+pytestmark = pytest.mark.django_db
+
+MAP = reverse("headermap:index")
+UNREACHED = reverse("headermap:unreached")
+
+
+@pytest.fixture
+def small_pages(monkeypatch):
+    """Two top headers and two unreached memories a page, so a few memories make pages."""
+    monkeypatch.setattr(views, "ROOTS_PER_PAGE", 2)
+    monkeypatch.setattr(views, "UNREACHED_PER_PAGE", 2)
+
+
+def get(client, url, **query):
+    return client.get(url, query)
+
+
+def test_roots_come_a_page_at_a_time(client_as, project, make_roots, small_pages):
+    """Each page shows its own top headers; the summary still counts the whole map."""
+    roots = make_roots(5)
+    client = client_as("viewer")
+    first = get(client, MAP, project=project.pk).content.decode()
+    second = get(client, MAP, project=project.pk, page=2).content.decode()
+    last = get(client, MAP, project=project.pk, page=3).content.decode()
+    assert "Root 000." in first and "Root 001." in first and "Root 002." not in first
+    assert "Root 001." not in second and "Root 002." in second and "Root 003." in second
+    assert "Root 004." in last and "Root 003." not in last
+    assert "Top headers 3\N{EN DASH}4 of 5" in second
+    assert "Page 2 of 3" in second
+    for body in (first, second, last):
+        assert "<strong>5</strong> headers" in body
+    assert f'id="map-node-{roots[2].pk}"' in second
+
+
+def test_page_links_keep_the_project_and_the_open_nodes(
+    client_as, project, make_roots, small_pages
+):
+    """First, previous, next and last keep `project` and `open`; page 1 needs no `page`."""
+    roots = make_roots(7)
+    opened = roots[0].pk
+    body = get(client_as("viewer"), MAP, project=project.pk, page=2, open=opened).content.decode()
+    base = f"{MAP}?project={project.pk}"
+    assert f'href="{base}&amp;open={opened}" hx-get' in body  # first and previous
+    assert f'href="{base}&amp;page=3&amp;open={opened}"' in body
+    assert f'href="{base}&amp;page=4&amp;open={opened}"' in body
+    assert 'rel="next"' in body and 'rel="prev"' in body
+
+
+def test_a_node_opened_on_page_three_stays_on_page_three(
+    client_as, project, make_roots, small_pages
+):
+    """The no-JS link of a node on page 3 reloads page 3 with it open; so does its details URL."""
+    roots = make_roots(6)
+    head = roots[4]
+    client = client_as("viewer")
+    body = get(client, MAP, project=project.pk, page=3).content.decode()
+    anchor = f"map-node-{head.pk}"
+    open_url = f"{MAP}?project={project.pk}&page=3&open={head.pk}"
+    assert f'href="{open_url.replace("&", "&amp;")}#{anchor}"' in body
+    opened = client.get(open_url).content.decode()
+    assert "Detail of root 004." in opened
+    assert "Root 004." in opened and "Root 000." not in opened
+    details = reverse("headermap:details", args=[head.pk])
+    hx_get = f"{details}?project={project.pk}&path={head.pk}&page=3"
+    assert f'hx-get="{hx_get.replace("&", "&amp;")}"' in body
+    redirect = client.get(hx_get)
+    assert redirect.status_code == 302
+    assert redirect.url == f"{open_url}#{anchor}"
+
+
+def test_details_fetched_on_page_three_link_back_to_page_three(client_as, project, monkeypatch):
+    """Details htmx fetched for a node on page 3 keep page 3 in their own no-JS links."""
+    monkeypatch.setattr(views, "ROOTS_PER_PAGE", 1)
+
+    def make(content):
+        return memory_create(project=project, category="OPS_RULES", content=content, actor="agent")
+
+    themes = []
+    for n in range(3):
+        theme, header, detail = make(f"Theme {n}."), make(f"Header {n}."), make(f"Leaf {n}.")
+        composite_create(head=theme, type="theme", members=[header], actor="agent")
+        composite_create(head=header, type="sequence", members=[detail], actor="agent")
+        themes.append((theme, header))
+    theme, header = themes[2]
+    client = client_as("viewer")
+    assert "Theme 2." in get(client, MAP, project=project.pk, page=3).content.decode()
+    fragment = client.get(
+        reverse("headermap:details", args=[theme.pk]),
+        {"project": project.pk, "path": str(theme.pk), "page": 3},
+        HTTP_HX_REQUEST="true",
+    ).content.decode()
+    assert "<html" not in fragment
+    assert "Header 2." in fragment
+    page_three = f"{MAP}?project={project.pk}&amp;page=3&amp;open={theme.pk}&amp;open={header.pk}"
+    assert f'href="{page_three}#map-node-{theme.pk}-{header.pk}"' in fragment
+
+
+@pytest.mark.parametrize("wanted", ["4", "99", "0", "abc", "-1"])
+def test_a_page_past_the_last_says_so(client_as, project, make_roots, small_pages, wanted):
+    """A page of roots that does not exist answers 404 with a page saying why and where to go."""
+    make_roots(5)
+    opened = 12345
+    response = get(client_as("viewer"), MAP, project=project.pk, page=wanted, open=opened)
+    body = response.content.decode()
+    assert response.status_code == 404
+    assert f"There is no page “{wanted}” of top headers" in body
+    assert "the map has 5 top headers on 3 pages" in body
+    assert f'href="{MAP}?project={project.pk}&amp;page=3&amp;open={opened}">last page</a>' in body
+    assert "<strong>5</strong> headers" in body  # the summary is still there
+
+
+def test_a_map_without_headers_has_one_empty_page(client_as, project, make_loose):
+    """With no header at all, page 1 says so and is not an error."""
+    make_loose(2)
+    response = get(client_as("viewer"), MAP, project=project.pk, page=1)
+    assert response.status_code == 200
+    assert "No header yet" in response.content.decode()
+
+
+def test_htmx_page_links_get_the_tree_section_only(client_as, project, make_roots, small_pages):
+    """An htmx request for a page of roots answers with the tree section, not the whole page."""
+    make_roots(5)
+    response = get(client_as("viewer"), MAP, project=project.pk, page=2)
+    fragment = client_as("viewer").get(
+        MAP, {"project": project.pk, "page": 2}, HTTP_HX_REQUEST="true"
+    )
+    body = fragment.content.decode()
+    assert "<html" not in body and "map-summary" not in body
+    assert "Root 002." in body and "Root 001." not in body
+    assert 'id="map-tree-title"' in body
+    assert "Root 002." in response.content.decode()
+
+
+def test_the_unreached_list_of_a_category_loads_with_and_without_htmx(
+    client_as, project, make_roots, make_loose
+):
+    """The category URL gives the list alone to htmx, and the map page with it shown otherwise."""
+    make_roots(1)
+    make_loose(2)
+    client = client_as("viewer")
+    query = {"project": project.pk, "unreached": "ENV_STATE"}
+    fragment = client.get(UNREACHED, query, HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in fragment
+    assert "Loose 000." in fragment and "Loose 001." in fragment
+    plain = client.get(UNREACHED, query)
+    assert plain.status_code == 302
+    assert plain.url == f"{MAP}?project={project.pk}&unreached=ENV_STATE#map-unreached-env_state"
+    page = client.get(plain.url).content.decode()
+    assert "<html" in page and "Loose 000." in page and "Root 000." in page
+
+
+def test_the_summary_line_of_each_category_counts_its_memories_and_tokens(
+    client_as, project, make_loose
+):
+    """Each category gets one line, the memories themselves wait until it is opened."""
+    make_loose(3)
+    make_loose(1, category="OPS_RULES")
+    body = get(client_as("viewer"), MAP, project=project.pk).content.decode()
+    # "Loose 000." is 10 characters: ceil(10 / 3.5) = 3 tokens each.
+    assert "<strong>ENV_STATE</strong> · 3 memories · 9 tokens" in body
+    assert "<strong>OPS_RULES</strong> · 1 memory · 3 tokens" in body
+    assert "Loose 000." not in body
+    fetch = f'hx-get="{UNREACHED}?project={project.pk}&amp;unreached=ENV_STATE"'
+    assert fetch in body and 'hx-trigger="toggle once"' in body
+
+
+def test_the_unreached_list_comes_a_page_at_a_time(client_as, project, make_loose, small_pages):
+    """A long category list is paged, each page link with and without htmx, keeping the map page."""
+    make_loose(5)
+    client = client_as("viewer")
+    query = {"project": project.pk, "unreached": "ENV_STATE", "unreached_page": 2, "page": 1}
+    fragment = client.get(UNREACHED, query, HTTP_HX_REQUEST="true").content.decode()
+    assert "Loose 001." not in fragment
+    assert "Loose 002." in fragment and "Loose 003." in fragment
+    assert "3\N{EN DASH}4 of 5" in fragment
+    base = f"?project={project.pk}&amp;unreached=ENV_STATE"
+    assert f'href="{MAP}{base}&amp;unreached_page=3#map-unreached-env_state"' in fragment
+    assert f'hx-get="{UNREACHED}{base}&amp;unreached_page=3"' in fragment
+    assert f'href="{MAP}{base}#map-unreached-env_state"' in fragment  # previous: page 1
+    listing = f"{reverse('memories:list')}?project={project.pk}&amp;category=ENV_STATE"
+    assert f'href="{listing}"' in fragment
+
+
+def test_the_unreached_list_shown_without_javascript_keeps_the_page_of_roots(
+    client_as, project, make_roots, make_loose, small_pages
+):
+    """On page 2 of roots, a category's list shows there, and node links keep the category."""
+    roots = make_roots(3)
+    make_loose(3)
+    query = {"project": project.pk, "page": 2, "unreached": "ENV_STATE", "unreached_page": 2}
+    body = client_as("viewer").get(MAP, query).content.decode()
+    assert "Root 002." in body and "Root 000." not in body
+    assert "Loose 002." in body and "Loose 000." not in body
+    assert 'id="map-unreached-env_state" open' in body
+    state = "&amp;unreached=ENV_STATE&amp;unreached_page=2"
+    assert f"page=2&amp;open={roots[2].pk}{state}#map-node-{roots[2].pk}" in body
+
+
+def test_an_unknown_category_shows_no_list(client_as, project, make_loose):
+    """A category with no unreached memory opens nothing on the page; htmx gets a short note."""
+    make_loose(1)
+    client = client_as("viewer")
+    query = {"project": project.pk, "unreached": "NO_SUCH"}
+    page = client.get(MAP, query)
+    assert page.status_code == 200
+    assert "unreached=NO_SUCH" not in page.content.decode()
+    fragment = client.get(UNREACHED, query, HTTP_HX_REQUEST="true").content.decode()
+    assert "None now" in fragment
+    nameless = client.get(UNREACHED, {"project": project.pk}, HTTP_HX_REQUEST="true")
+    assert nameless.status_code == 404
+
+
+def _queries(client, url, query, **headers) -> int:
+    """Return the queries of a request made a second time (the navigation's count is cached)."""
+    client.get(url, query, **headers)
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url, query, **headers).status_code == 200
+    return len(captured)
+
+
+def test_queries_do_not_grow_with_the_map(
+    client_as, project, make_roots, make_loose, small_pages, django_assert_max_num_queries
+):
+    """A map with more roots than a page costs the same few queries as one with one root."""
+    client = client_as("viewer")
+    make_roots(1)
+    make_loose(1)
+    query = {"project": project.pk, "unreached": "ENV_STATE"}
+    small = _queries(client, MAP, query)
+    roots = make_roots(9, start=1)
+    make_loose(6, start=1)
+    opened = {"open": [root.pk for root in roots], "page": 2}
+    with django_assert_max_num_queries(12):
+        client.get(MAP, query | opened)
+    assert _queries(client, MAP, query | opened) == small
+    assert _queries(client, UNREACHED, query, HTTP_HX_REQUEST="true") <= small
