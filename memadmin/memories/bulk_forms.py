@@ -47,11 +47,17 @@ class BulkForm(forms.Form):
         error_messages={"max_length": "Keep the reason to %(limit_value)d characters at most."},
     )
     expected = forms.IntegerField(required=False, widget=forms.HiddenInput, min_value=0)
+    # The review's BulkPlan.fingerprint: the confirmation is refused if a row changed since.
+    fingerprint = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
     next = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["category"].choices = [("", "—"), *category_choices()]
+
+    def only_reason_refused(self) -> bool:
+        """Return True if the reason is the only thing refused (the review can be shown again)."""
+        return set(self.errors) == {"reason"}
 
     def clean_next(self) -> str:
         """Keep only a path on this site (a list page with its filters)."""

@@ -2,11 +2,15 @@
 
 Each action is planned first (`bulk_plan`): which of the selected memories it would change,
 which are already as asked, and which it cannot change and why. The person confirms the plan's
-count; `bulk_apply` plans again under row locks and refuses, writing nothing, if that count
-moved meanwhile. Only the memories it can change are written; one audit event per memory.
+count and fingerprint (the rows that change as reviewed: id, status, last update, status a
+restore brings back); `bulk_apply` plans again under row locks and refuses with StalePlan,
+writing nothing, if either moved meanwhile. Only the memories it can change are written; one
+audit event per memory.
 A restore brings back the status each memory had before it was archived (active or permanent).
 """
 
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -63,6 +67,23 @@ class BulkPlan:
             for status in Memory.Status.values
             if status in statuses
         ]
+
+    def fingerprint(self) -> str:
+        """Return a digest of the rows that change as they are now, for the review to carry.
+
+        It covers each row's id, status and last update, and the status a restore brings
+        back: what the review shows of them. Any write to one of them moves it.
+        """
+        rows = [(m.pk, m.status, m.updated_at, back_to) for m, back_to in self.change_rows()]
+        return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:32]
+
+
+class StalePlan(ValidationError):
+    """The selection changed since it was reviewed; `plan` is what the action would do now."""
+
+    def __init__(self, plan: BulkPlan, message: str):
+        self.plan = plan
+        super().__init__(message, code="stale_plan")
 
 
 def bulk_plan(
@@ -153,8 +174,13 @@ def bulk_apply(
     category: str = "",
     composite: Composite | None = None,
     reason: str = "",
+    fingerprint: str = "",
 ) -> BulkPlan:
-    """Apply the action to the memories it can change; refuse if their count is not `expected`."""
+    """Apply the action to the memories it can change, as reviewed.
+
+    Refuse with StalePlan, writing nothing, if their count is not `expected` or, given a
+    `fingerprint` (BulkPlan.fingerprint of the review), if one of them changed since.
+    """
     memories = list(
         Memory.objects.select_for_update(of=("self",))
         .select_related("project")
@@ -162,11 +188,19 @@ def bulk_apply(
         .order_by("pk")
     )
     plan = bulk_plan(action=action, memories=memories, category=category, composite=composite)
-    if len(plan.change) != expected:
-        raise ValidationError(
-            f"The selection changed since you reviewed it: {len(plan.change)} memories would "
-            f"change now, not {expected}. Nothing was written; review it again.",
-            code="stale_plan",
+    count = len(plan.change)
+    if count != expected:
+        raise StalePlan(
+            plan,
+            f"The selection changed since you reviewed it: {count} memor"
+            f"{'y' if count == 1 else 'ies'} would change now, not {expected}. "
+            "Nothing was written; review it again.",
+        )
+    if fingerprint and fingerprint != plan.fingerprint():
+        raise StalePlan(
+            plan,
+            "The selection changed since you reviewed it: someone else changed one of these "
+            "memories meanwhile. Nothing was written; review it again.",
         )
     if not plan.change:
         return plan

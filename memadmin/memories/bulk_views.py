@@ -2,7 +2,8 @@
 
 The list's form posts the ticked rows here. The first post shows what would happen (how
 many rows change, which stay, which cannot change and why); the confirmation posts again
-with the count it showed, and the service refuses if that count has moved.
+with the count and the fingerprint of the rows it showed, and the service refuses if either
+has moved: the review is then shown again as things are now, the reason typed kept.
 """
 
 from urllib.parse import urlencode
@@ -18,7 +19,7 @@ from memadmin.accounts.roles import role_required
 from memadmin.htmx_request import HtmxHttpRequest
 
 from .bulk_forms import MERGE, BulkForm, MergeForm
-from .bulk_services import ACTIONS, BulkPlan, bulk_apply, bulk_plan
+from .bulk_services import ACTIONS, BulkPlan, StalePlan, bulk_apply, bulk_plan
 from .merge_services import memory_merge, memory_merge_undo
 from .models import Memory
 
@@ -31,9 +32,8 @@ PAST_TENSE = {
 
 
 def _list_url(form: BulkForm) -> str:
-    return (form.cleaned_data.get("next") if form.is_bound and form.is_valid() else "") or reverse(
-        "memories:list"
-    )
+    """Return the list page the selection came from (the form has been validated)."""
+    return form.cleaned_data.get("next") or reverse("memories:list")
 
 
 def _done(plan: BulkPlan) -> str:
@@ -48,9 +48,13 @@ def _done(plan: BulkPlan) -> str:
 @require_POST
 @role_required("editor")
 def bulk(request: HtmxHttpRequest) -> HttpResponse:
-    """Review a bulk action on the selected memories, or apply it once confirmed."""
+    """Review a bulk action on the selected memories, or apply it once confirmed.
+
+    A confirmation that cannot be applied as reviewed (the selection changed meanwhile, or
+    the reason is refused) shows the review again, as it is now, with the reason typed kept.
+    """
     form = BulkForm(request.POST)
-    if not form.is_valid():
+    if not form.is_valid() and not form.only_reason_refused():
         for errors in form.errors.values():
             for error in errors:
                 messages.error(request, error)
@@ -63,16 +67,19 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
             f"{reverse('memories:merge')}?{urlencode({'ids': data['ids']}, doseq=True)}"
         )
     options = {"category": data["category"] or "", "composite": data["composite"]}
-    if "confirm" in request.POST:
+    if "confirm" in request.POST and form.is_valid():
         try:
             plan = bulk_apply(
                 action=data["action"],
                 memory_ids=data["ids"],
                 expected=data["expected"] or 0,
+                fingerprint=data["fingerprint"],
                 actor=request.user,
                 reason=data["reason"],
                 **options,
             )
+        except StalePlan as stale:
+            return _review(request, form, stale.plan, refusal=stale.messages[0], status=409)
         except ValidationError as error:
             for message in error.messages:
                 messages.error(request, message)
@@ -88,16 +95,25 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
         for message in error.messages:
             messages.error(request, message)
         return redirect(_list_url(form))
+    return _review(request, form, plan, status=400 if form.errors else 200)
+
+
+def _review(
+    request: HtmxHttpRequest, form: BulkForm, plan: BulkPlan, *, refusal: str = "", status: int
+) -> HttpResponse:
+    """Render the review of `plan`; `refusal` says why a confirmation was not applied."""
     return render(
         request,
         "memories/bulk_confirm.html",
         {
             "plan": plan,
-            "action_label": ACTIONS[data["action"]],
-            "data": data,
+            "action_label": ACTIONS[plan.action],
+            "data": form.cleaned_data,
             "reason": form["reason"],
             "next": _list_url(form),
+            "refusal": refusal,
         },
+        status=status,
     )
 
 

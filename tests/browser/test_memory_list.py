@@ -2,7 +2,8 @@
 
 import pytest
 
-from memadmin.memories.services import memory_create
+from memadmin.memories.models import Memory
+from memadmin.memories.services import memory_create, memory_update
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -82,3 +83,34 @@ def test_selecting_rows_does_not_refresh_the_table(logged_in_page, live_server, 
     page.wait_for_timeout(800)  # longer than the filter's 300 ms delay
     assert list_requests == []
     assert boxes.nth(0).is_checked() and boxes.nth(1).is_checked()
+
+
+def test_a_refused_confirmation_keeps_the_typed_reason(logged_in_page, live_server, project):
+    """A row changed after the review: the review comes back, reason kept; the retry applies."""
+    first, second = (
+        memory_create(project=project, category="OPS_RULES", content=text, actor="historian")
+        for text in ("Old rollout step one.", "Old rollout step two.")
+    )
+    page = logged_in_page("editor")
+    page.goto(f"{live_server.url}/memories/")
+    boxes = page.locator("#table-section input[type=checkbox][name=ids]")
+    boxes.nth(0).check()
+    boxes.nth(1).check()
+    page.select_option("#bulk-action", "archive")
+    page.click("#bulk-form button[type=submit]")
+    page.locator(".bulk-summary", has_text="2 rows will change").wait_for()
+    page.fill("#id_reason", "Replaced by the new runbook")
+    memory_update(memory=first, status="permanent", actor="historian")
+    page.click("button[name=confirm]")
+
+    page.locator("[role=alert]", has_text="changed since you reviewed it").wait_for()
+    assert page.locator("#id_reason").input_value() == "Replaced by the new runbook"
+    assert page.locator(".bulk-list", has_text="permanent").is_visible()
+    assert Memory.objects.get(pk=second.pk).status == "active"
+    page.click("button[name=confirm]")
+    page.wait_for_url(f"{live_server.url}/memories/**")
+    page.locator(".messages", has_text="Archived 2 memories.").wait_for()
+    assert set(
+        Memory.objects.filter(pk__in=[first.pk, second.pk]).values_list("status", flat=True)
+    ) == {"archived"}
+    assert first.history.first().history_change_reason == "Replaced by the new runbook"

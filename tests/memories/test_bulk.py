@@ -1,5 +1,7 @@
 """Bulk curation from the memory list: plan, confirm with a count, apply (both engines)."""
 
+import re
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
@@ -7,7 +9,7 @@ from django.urls import reverse
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import CompositeMember
 from memadmin.composites.services import composite_create
-from memadmin.memories.bulk_services import bulk_apply, bulk_plan
+from memadmin.memories.bulk_services import StalePlan, bulk_apply, bulk_plan
 from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_archive, memory_create, memory_update
@@ -77,6 +79,38 @@ def test_a_moved_count_refuses_and_writes_nothing(rows):
     with pytest.raises(ValidationError, match="changed since you reviewed"):
         bulk_apply(action="archive", memory_ids=[m.pk for m in rows], expected=3, actor="agent")
     assert {m.status for m in fresh(rows)} == {"active"}
+
+
+def archive_as_reviewed(rows, reviewed):
+    """Confirm the archive of `rows` with the count and fingerprint of the `reviewed` plan."""
+    return bulk_apply(
+        action="archive",
+        memory_ids=[m.pk for m in rows],
+        expected=len(reviewed.change),
+        fingerprint=reviewed.fingerprint(),
+        actor="agent",
+    )
+
+
+def test_a_row_changed_since_the_review_refuses_and_writes_nothing(rows):
+    """Same count, but a reviewed row changed status: refused with the plan as it is now."""
+    reviewed = bulk_plan(action="archive", memories=fresh(rows))
+    memory_update(memory=rows[0], status="permanent", actor="agent")
+    with pytest.raises(StalePlan, match="changed since you reviewed") as refused:
+        archive_as_reviewed(rows, reviewed)
+    assert [m.status for m in refused.value.plan.change] == ["permanent", *["active"] * 3]
+    assert [m.status for m in fresh(rows)] == ["permanent", *["active"] * 3]
+    assert not AuditEvent.objects.filter(action="archived").exists()
+
+
+def test_the_fingerprint_holds_while_nothing_changes(rows):
+    """Planning the same rows twice gives the same fingerprint, and the apply goes through."""
+    reviewed = bulk_plan(action="archive", memories=fresh(rows))
+    assert bulk_plan(action="archive", memories=fresh(rows)).fingerprint() == (
+        reviewed.fingerprint()
+    )
+    archive_as_reviewed(rows, reviewed)
+    assert {m.status for m in fresh(rows)} == {"archived"}
 
 
 def test_restore_refuses_a_superseded_memory(rows):
@@ -281,7 +315,7 @@ class TestPages:
         ]
 
     def test_a_reason_too_long_is_refused_and_nothing_is_written(self, client_as, rows):
-        """An over-long reason goes back to the list with the limit named."""
+        """An over-long reason shows the review again, the limit named and the text kept."""
         response = client_as("editor").post(
             reverse("memories:bulk"),
             {
@@ -292,10 +326,85 @@ class TestPages:
                 "reason": "x" * 501,
                 "next": "/memories/",
             },
-            follow=True,
         )
-        assert "Keep the reason to 500 characters at most." in response.content.decode()
+        body = response.content.decode()
+        assert response.status_code == 400
+        assert "Keep the reason to 500 characters at most." in body
+        assert f'value="{"x" * 501}"' in body
+        assert "1 row will change" in body
+        assert 'name="next" value="/memories/"' in body
         assert fresh(rows)[0].status == "active"
+
+    def confirm(self, client, review, **changes):
+        """Post the confirmation form of a review page, as the person would."""
+        body = review.content.decode()
+        data = {
+            **dict(re.findall(r'type="hidden" name="(\w+)" value="([^"]*)"', body)),
+            "ids": re.findall(r'name="ids" value="(\d+)"', body),
+            "confirm": "1",
+            **changes,
+        }
+        return client.post(reverse("memories:bulk"), data)
+
+    def test_a_selection_changed_since_the_review_is_shown_again_with_the_reason(
+        self, client_as, rows
+    ):
+        """The count moved: the review comes back as it is now, the reason kept; nothing written."""
+        client = client_as("editor")
+        ids = [m.pk for m in rows]
+        review = client.post(
+            reverse("memories:bulk"), {"ids": ids, "action": "archive", "next": "/memories/"}
+        )
+        memory_archive(memory=rows[0], actor="agent")
+        refused = self.confirm(client, review, reason="Old <b>rollout</b> notes")
+        body = refused.content.decode()
+        assert refused.status_code == 409
+        assert 'role="alert"' in body
+        assert "changed since you reviewed it: 3 memories would change now, not 4" in body
+        assert "3 rows will change" in body and "1 already as asked" in body
+        assert 'value="Old &lt;b&gt;rollout&lt;/b&gt; notes"' in body
+        assert [m.status for m in fresh(rows)] == ["archived", "active", "active", "active"]
+        assert AuditEvent.objects.filter(action="archived").count() == 1
+        done = self.confirm(client, refused, reason="Old rollout notes")
+        assert done.url == "/memories/"
+        assert {m.status for m in fresh(rows)} == {"archived"}
+        assert set(
+            AuditEvent.objects.filter(action="archived", reason="Old rollout notes").values_list(
+                "object_id", flat=True
+            )
+        ) == {str(m.pk) for m in rows[1:]}
+
+    def test_a_status_changed_since_the_review_is_shown_again_with_the_reason(
+        self, client_as, rows
+    ):
+        """Same count, but a row became permanent: the review shows it; nothing is written."""
+        client = client_as("editor")
+        review = client.post(
+            reverse("memories:bulk"), {"ids": [m.pk for m in rows[:2]], "action": "archive"}
+        )
+        assert review.content.decode().count("OPS_RULES · active</small>") == 2
+        memory_update(memory=rows[0], status="permanent", actor="agent")
+        refused = self.confirm(client, review, reason="Superseded by the runbook")
+        body = refused.content.decode()
+        assert refused.status_code == 409
+        assert "someone else changed one of these memories meanwhile" in body
+        assert "OPS_RULES · permanent</small>" in body
+        assert 'value="Superseded by the runbook"' in body
+        assert [m.status for m in fresh(rows[:2])] == ["permanent", "active"]
+        assert not AuditEvent.objects.filter(action="archived").exists()
+        self.confirm(client, refused, reason="Superseded by the runbook")
+        assert [m.status for m in fresh(rows[:2])] == ["archived", "archived"]
+
+    def test_a_selection_left_with_nothing_to_change_keeps_the_reason(self, client_as, rows):
+        """Everything was archived meanwhile: no confirmation, but the reason is still there."""
+        client = client_as("editor")
+        review = client.post(reverse("memories:bulk"), {"ids": [rows[0].pk], "action": "archive"})
+        memory_archive(memory=rows[0], actor="agent")
+        refused = self.confirm(client, review, reason="Stale")
+        body = refused.content.decode()
+        assert refused.status_code == 409
+        assert "0 rows will change" in body and 'name="confirm"' not in body
+        assert 'value="Stale"' in body
 
     def test_review_under_an_archived_head_goes_back_with_the_reason(self, client_as, rows):
         """No confirmation is offered for a change the service would refuse."""
