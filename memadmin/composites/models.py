@@ -6,9 +6,9 @@ and a member twice in one composite (a unique constraint), on SQLite and Postgre
 Membership is stamped on the milliseconds clock of `core.clock` (the clock memories'
 `created_at` and `updated_at` run on), so the stale-header queue (`headermap.stale_selectors`)
 can compare it with a header's sync in SQL: when a composite was made, when its members last
-changed, and when each member joined. The services in `services.py` write the stamps; a row
-written elsewhere (a bulk import, the benchmark store, a merge's repointing) gets the time of
-its writing from the field defaults.
+changed, and when each member joined. The services in `services.py` and `member_services.py`
+write the stamps; a row written elsewhere (a bulk import, the benchmark store, a merge's
+repointing) gets the time of its writing from the field defaults.
 """
 
 from django.db import models

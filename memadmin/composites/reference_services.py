@@ -10,8 +10,8 @@ from memadmin.core.clock import now_ms
 from memadmin.core.hashing import content_digest
 
 from .models import Composite, ReferenceSet
-from .positions import locked, member_rows
-from .services import refuse_archived_head
+from .positions import member_rows
+from .rules import locked_for_edit
 
 NOTE_MAX_CHARS = 2000
 
@@ -38,8 +38,7 @@ def reference_set_freeze(
     """Snapshot the composite now: its head and members in order, each text's digest, the time."""
     if len(note) > NOTE_MAX_CHARS:
         raise ValidationError({"note": f"A note holds at most {NOTE_MAX_CHARS} characters."})
-    composite = locked(composite)
-    refuse_archived_head(composite.head)
+    composite = locked_for_edit(composite)
     rows = member_rows(composite)
     items = [_item(composite.head, "head")] + [_item(row.member, "member") for row in rows]
     frozen_at = at_ms if at_ms is not None else now_ms()
