@@ -91,6 +91,17 @@ class FreezeForm(forms.Form):
     )
 
 
+class DeleteForm(forms.Form):
+    reason = forms.CharField(
+        required=False,
+        max_length=500,
+        label="Why (optional)",
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Kept as the reason on the composite's history.",
+        error_messages={"max_length": "Keep the reason to %(limit_value)d characters at most."},
+    )
+
+
 def add_service_error(form: forms.Form, error: ValidationError) -> None:
     """Show a service's refusal on the form: on the field it names, if the form has it."""
     if not hasattr(error, "error_dict"):

@@ -1,11 +1,15 @@
-"""Pages of the composites area: the list with thumbnails, a composite's page, create, delete."""
+"""Pages of the composites area: the list with thumbnails, a composite's page, create, delete.
+
+Deleting asks first: the delete URL shows what goes and what stays on GET, and deletes on POST,
+so the confirmation works without JavaScript.
+"""
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from memadmin.accounts.roles import role_required
 from memadmin.htmx_request import HtmxHttpRequest
@@ -16,6 +20,7 @@ from .forms import (
     CompositeCreateForm,
     CompositeFilterForm,
     CursorForm,
+    DeleteForm,
     FreezeForm,
     MemberAddForm,
     TitleForm,
@@ -131,11 +136,26 @@ def composite_new(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @role_required("editor")
 def composite_remove(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """Delete a composite (its memories stay) and go back to the list."""
-    composite = get_object_or_404(Composite, pk=pk)
-    composite_delete(composite=composite, actor=request.user)
-    messages.success(request, "Composite deleted; its memories are unchanged.")
-    return redirect("composites:index")
+    """Show what deleting the composite removes and keeps (GET); delete it (POST).
+
+    The memories stay. The optional "why" becomes the reason on the deletion's audit event.
+    """
+    composite = get_object_or_404(Composite.objects.select_related("head", "project"), pk=pk)
+    # Bound on every POST, even one without a reason: the reason is optional.
+    form = DeleteForm(request.POST if request.method == "POST" else None)
+    if form.is_valid():
+        composite_delete(
+            composite=composite, actor=request.user, reason=form.cleaned_data["reason"]
+        )
+        messages.success(request, "Composite deleted; its memories are unchanged.")
+        return redirect("composites:index")
+    context = {
+        "composite": composite,
+        "form": form,
+        "member_count": composite.members.count(),
+        "snapshot_count": composite.reference_sets.count(),
+    }
+    return render(request, "composites/delete.html", context, status=400 if form.errors else 200)

@@ -7,9 +7,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite, ReferenceSet
 from memadmin.composites.reference_services import reference_set_freeze
 from memadmin.composites.services import composite_create, composite_member_add
+from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 
 pytestmark = pytest.mark.django_db
@@ -235,6 +237,7 @@ def test_user_text_is_escaped_on_every_composite_page(client_as, project):
     pages = [
         reverse("composites:index"),
         reverse("composites:detail", args=[composite.pk]),
+        reverse("composites:delete", args=[composite.pk]),
         reverse("composites:snapshot", args=[snapshot.ref]),
         reverse("memories:detail", args=[head.pk]),
         reverse("memories:detail", args=[member.pk]),
@@ -244,3 +247,92 @@ def test_user_text_is_escaped_on_every_composite_page(client_as, project):
         assert "<script>alert" not in body, url
         assert "<img src=x" not in body, url
         assert "&lt;script&gt;" in body, url
+
+
+def deleted_events():
+    return AuditEvent.objects.filter(action="composite_deleted")
+
+
+def test_the_delete_button_opens_the_confirmation(client_as, sequence):
+    """The composite's page links to the confirmation; it posts nothing itself."""
+    url = reverse("composites:delete", args=[sequence.pk])
+    body = client_as("editor").get(reverse("composites:detail", args=[sequence.pk])).content
+    assert f'<form method="get" action="{url}">'.encode() in body
+    assert f'<form method="post" action="{url}">'.encode() not in body
+    viewer_body = client_as("viewer").get(reverse("composites:detail", args=[sequence.pk])).content
+    assert url.encode() not in viewer_body
+
+
+def test_the_confirmation_says_what_goes_and_deletes_nothing(client_as, sequence, steps):
+    """GET shows the type, title, head and member count, and that the memories stay."""
+    response = client_as("editor").get(reverse("composites:delete", args=[sequence.pk]))
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "Delete Release SOP?" in body
+    assert '<span class="badge type-sequence">sequence</span>' in body
+    assert f"#{steps[0].display_id}</a> (OPS_RULES)" in body
+    assert "<dt>Members</dt><dd>3</dd>" in body
+    assert "No memory is deleted or changed" in body
+    assert (
+        f'<form method="post" action="{reverse("composites:delete", args=[sequence.pk])}"' in body
+    )
+    assert 'name="reason"' in body
+    assert Composite.objects.filter(pk=sequence.pk).exists()
+    assert not deleted_events().exists()
+
+
+def test_the_confirmation_mentions_snapshots_that_stay(client_as, sequence):
+    """A composite with frozen snapshots says they stay readable."""
+    reference_set_freeze(composite=sequence, actor="agent")
+    body = client_as("editor").get(reverse("composites:delete", args=[sequence.pk])).content
+    assert b"Its frozen snapshots (1) stay readable." in body
+
+
+def test_posting_the_confirmation_deletes_with_the_reason(client_as, sequence, steps, people):
+    """POST deletes the composite, keeps its memories and records the why as the reason."""
+    response = client_as("editor").post(
+        reverse("composites:delete", args=[sequence.pk]), {"reason": "Folded into the runbook."}
+    )
+    assert response.status_code == 302
+    assert response["Location"] == reverse("composites:index")
+    assert not Composite.objects.filter(pk=sequence.pk).exists()
+    assert Memory.objects.filter(pk__in=[step.pk for step in steps[:4]]).count() == 4
+    event = deleted_events().get()
+    assert (event.reason, event.actor_user_id) == ("Folded into the runbook.", people["editor"].pk)
+    assert event.changes["members"] == [step.pk for step in steps[1:4]]
+
+
+def test_the_why_is_optional(client_as, sequence):
+    """A POST without a reason deletes, with an empty reason."""
+    client_as("editor").post(reverse("composites:delete", args=[sequence.pk]))
+    assert not Composite.objects.filter(pk=sequence.pk).exists()
+    assert deleted_events().get().reason == ""
+
+
+def test_a_too_long_why_is_refused_and_nothing_is_deleted(client_as, sequence):
+    """The confirmation comes back with the error; the composite stays."""
+    response = client_as("editor").post(
+        reverse("composites:delete", args=[sequence.pk]), {"reason": "x" * 501}
+    )
+    assert response.status_code == 400
+    assert "Keep the reason to 500 characters at most." in response.content.decode()
+    assert Composite.objects.filter(pk=sequence.pk).exists()
+    assert not deleted_events().exists()
+
+
+def test_a_viewer_can_neither_see_nor_post_the_confirmation(client_as, sequence):
+    """Deleting needs the editor role, for the confirmation as for the deletion."""
+    client = client_as("viewer")
+    url = reverse("composites:delete", args=[sequence.pk])
+    assert client.get(url).status_code == 403
+    assert client.post(url, {"reason": "No."}).status_code == 403
+    assert Composite.objects.filter(pk=sequence.pk).exists()
+    assert not deleted_events().exists()
+
+
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_an_unknown_composite_is_not_found(client_as, sequence, method):
+    """A composite that does not exist (or is already deleted) answers 404."""
+    url = reverse("composites:delete", args=[sequence.pk + 1000])
+    assert getattr(client_as("editor"), method)(url).status_code == 404
+    assert Composite.objects.filter(pk=sequence.pk).exists()
