@@ -177,30 +177,67 @@ def _revision(request) -> int | None:
         return None
 
 
-def _apply(request, project_pk: int, name: str, service, done: str) -> HttpResponse:
+# What a refused clear or keep says, and how its conflict box heads the two texts.
+REFUSALS = {
+    "clear": {
+        "message": "Someone else changed these criteria while you were looking; the override "
+        "was not cleared and nothing was done. Compare, then clear it again if you still "
+        "want the pack default.",
+        "theirs": "Their version (in force)",
+        "yours": "Pack default (what clearing puts in force)",
+    },
+    "keep": {
+        "message": "This category changed while you were looking; the override was not kept "
+        "and nothing was done. Compare, then keep it again if you still want it.",
+        "theirs": "Pack default now",
+        "yours": "Pack default as you saw it",
+    },
+}
+
+
+def _apply(request, project_pk: int, name: str, verb: str, service, done: str) -> HttpResponse:
     category = category_or_404(project_pk, name)
+    revision = _revision(request)
     try:
-        updated = service(
-            category=category, actor=request.user, expected_revision=_revision(request)
-        )
+        updated = service(category=category, actor=request.user, expected_revision=revision)
     except StaleCriteria as stale:
-        error = "Someone else changed these criteria meanwhile; nothing was done. Look again."
-        if request.htmx:
-            return render(request, EDITOR, editor_context(stale.current, saved=error))
-        messages.error(request, error)
-        return redirect(_page_url(category))
+        return _refused(request, stale, verb, revision)
     return _saved(request, updated, done if updated.revision != category.revision else "")
+
+
+def _refused(request, stale: StaleCriteria, verb: str, revision: int | None) -> HttpResponse:
+    """Show a clear or keep refused by a newer change as the editor shows a refused save.
+
+    The conflict box (an alert) says what was not done and sets two texts side by side: for
+    a clear, their criteria in force and the pack default it would have put in force; for a
+    keep, the pack default now and the one the person saw (their revision's version). A keep
+    is refused only while the flag is up, that is when the pack moved again: any edit of the
+    override lowers the flag and makes a keep a no-op.
+    """
+    current = stale.current
+    theirs, yours = current.effective_criteria, stale.yours
+    if verb == "keep":
+        seen = current.history.filter(revision=revision).order_by("-history_date", "-history_id")
+        version = seen.first()
+        theirs = current.default_criteria
+        yours = version.default_criteria if version is not None else theirs
+    context = editor_context(current, conflict=conflict_fields(theirs, yours))
+    context["refusal"] = REFUSALS[verb]
+    if request.htmx:
+        # htmx swaps only 2xx answers; the refusal is in the section it swaps in.
+        return render(request, EDITOR, context)
+    return render(request, PAGE, context, status=409)
 
 
 @require_POST
 @role_required("curator")
 def override_clear(request: HtmxHttpRequest, project_pk: int, name: str) -> HttpResponse:
     """Clear a category's override so the pack default is in force again."""
-    return _apply(request, project_pk, name, criteria_override_clear, "Override cleared.")
+    return _apply(request, project_pk, name, "clear", criteria_override_clear, "Override cleared.")
 
 
 @require_POST
 @role_required("curator")
 def override_keep(request: HtmxHttpRequest, project_pk: int, name: str) -> HttpResponse:
     """Keep an override whose pack default moved, lowering the flag."""
-    return _apply(request, project_pk, name, criteria_override_keep, "Override kept.")
+    return _apply(request, project_pk, name, "keep", criteria_override_keep, "Override kept.")

@@ -130,3 +130,74 @@ def test_editing_works_without_javascript(browser, live_server, project, people)
     page.wait_for_url(f"{live_server.url}/criteria/{project.pk}/OPS_RULES/")
     assert not category_by_name(project, "OPS_RULES").is_overridden
     context.close()
+
+
+def test_a_stale_clear_is_refused_in_place_as_an_error(logged_in_page, live_server, project):
+    """Clear override after someone else's save: an alert with both texts, then a clear works."""
+    category = category_by_name(project, "OPS_RULES")
+    pack_definition = category.default_criteria["definition"]
+    seen = criteria_override_save(
+        category=category,
+        criteria={**category.effective_criteria, "definition": NEW_DEFINITION},
+        actor="system",
+    )
+    page = logged_in_page("curator")
+    page.goto(f"{live_server.url}/criteria/{project.pk}/OPS_RULES/")
+    page.evaluate("window.__marker = 'still here'")
+    criteria_override_save(
+        category=seen,
+        criteria={**seen.effective_criteria, "definition": "Their definition."},
+        actor="system",
+    )
+    page.click("#criteria-status button:has-text('Clear override')")
+
+    alert = page.locator("#editor-section .conflict[role=alert]")
+    alert.wait_for()
+    assert "the override was not cleared" in alert.inner_text()
+    assert "Their definition." in alert.inner_text()
+    assert pack_definition in alert.inner_text()
+    assert page.locator("#editor-section .saved").count() == 0
+    assert page.evaluate("window.__marker") == "still here"  # swapped in place, no reload
+    assert category_by_name(project, "OPS_RULES").effective_criteria["definition"] == (
+        "Their definition."
+    )
+
+    page.click("#criteria-status button:has-text('Clear override')")
+    page.locator("#editor-section .saved", has_text="Override cleared.").wait_for()
+    assert alert.count() == 0
+    assert not category_by_name(project, "OPS_RULES").is_overridden
+
+
+def test_a_stale_keep_is_refused_in_place_as_an_error(logged_in_page, live_server, project):
+    """Keep after the pack moved again: an alert with both defaults, then a keep works."""
+    category = category_by_name(project, "OPS_RULES")
+    category = criteria_override_save(
+        category=category,
+        criteria={**category.effective_criteria, "definition": NEW_DEFINITION},
+        actor="system",
+    )
+    first_default = category.default_criteria
+
+    def upgrade(definition):
+        category.previous_default = category.previous_default or first_default
+        category.default_criteria = {**first_default, "definition": definition}
+        category.default_moved = True
+        category.revision += 1
+        category.save()
+
+    upgrade("The pack's second definition.")
+    page = logged_in_page("curator")
+    page.goto(f"{live_server.url}/criteria/{project.pk}/OPS_RULES/")
+    upgrade("The pack's third definition.")
+    page.click(".notice.moved button:has-text('Keep the override')")
+
+    alert = page.locator("#editor-section .conflict[role=alert]")
+    alert.wait_for()
+    assert "the override was not kept" in alert.inner_text()
+    assert "The pack's second definition." in alert.inner_text()
+    assert "The pack's third definition." in alert.inner_text()
+    assert page.locator("#editor-section .saved").count() == 0
+
+    page.click(".notice.moved button:has-text('Keep the override')")
+    page.locator("#editor-section .saved", has_text="Override kept.").wait_for()
+    assert not category_by_name(project, "OPS_RULES").default_moved

@@ -381,6 +381,77 @@ def test_a_moved_default_shows_three_texts_and_can_be_kept(project, client_as):
     assert kept.effective_criteria["definition"] == "Our definition."
 
 
+@pytest.mark.parametrize(("way", "status"), [("plain", 409), ("htmx", 200)])
+def test_a_stale_clear_is_refused_as_an_error_with_both_texts(project, client_as, way, status):
+    """A clear over someone else's newer save is an alert beside their text and the pack's."""
+    category = category_by_name(project, "RESEARCH")
+    pack_definition = category.default_criteria["definition"]
+    seen = criteria_override_save(
+        category=category,
+        criteria={**category.effective_criteria, "definition": "Ours."},
+        actor="system",
+    )
+    criteria_override_save(
+        category=seen,
+        criteria={**seen.effective_criteria, "definition": "Their definition."},
+        actor="system",
+    )
+    response = client_as("curator").post(
+        reverse("taxonomy:clear", args=[project.pk, "RESEARCH"]),
+        {"revision": seen.revision},
+        **(HTMX if way == "htmx" else {}),
+    )
+    page = response.content.decode()
+    assert response.status_code == status
+    assert 'class="saved"' not in page
+    assert '<div class="conflict" role="alert">' in page
+    assert page.count("the override was not cleared and nothing was done") == 1
+    conflict = page.split('<div class="conflict"', 1)[1].split("</div>", 1)[0]
+    assert "Their version (in force)" in conflict and "Their definition." in conflict
+    assert "Pack default (what clearing puts in force)" in conflict
+    assert pack_definition.replace("'", "&#x27;") in conflict
+    stored = category_by_name(project, "RESEARCH")
+    assert stored.effective_criteria["definition"] == "Their definition."
+    assert stored.revision == seen.revision + 1
+
+
+@pytest.mark.parametrize(("way", "status"), [("plain", 409), ("htmx", 200)])
+def test_a_stale_keep_is_refused_as_an_error_with_both_defaults(project, client_as, way, status):
+    """The pack moved again after the page was read: keep is an alert with both defaults."""
+    category = category_by_name(project, "RESEARCH")
+    category = criteria_override_save(
+        category=category,
+        criteria={**category.effective_criteria, "definition": "Our definition."},
+        actor="system",
+    )
+    first_default = category.default_criteria
+
+    def upgrade(definition):
+        category.previous_default = category.previous_default or category.default_criteria
+        category.default_criteria = {**first_default, "definition": definition}
+        category.default_moved = True
+        category.revision += 1
+        category.save()
+
+    upgrade("The pack's second definition.")
+    seen_revision = category.revision
+    upgrade("The pack's third definition.")
+    response = client_as("curator").post(
+        reverse("taxonomy:keep", args=[project.pk, "RESEARCH"]),
+        {"revision": seen_revision},
+        **(HTMX if way == "htmx" else {}),
+    )
+    page = response.content.decode()
+    assert response.status_code == status
+    assert 'class="saved"' not in page
+    assert page.count("the override was not kept and nothing was done") == 1
+    conflict = page.split('<div class="conflict" role="alert">', 1)[1].split("</div>", 1)[0]
+    assert "Pack default now" in conflict and "Pack default as you saw it" in conflict
+    assert "The pack&#x27;s third definition." in conflict
+    assert "The pack&#x27;s second definition." in conflict
+    assert category_by_name(project, "RESEARCH").default_moved
+
+
 # --- bad input
 
 
