@@ -268,9 +268,12 @@ def memory_update(
 
 
 def _update_action(diff: dict) -> str:
+    """Name the change: archived, restored (archived to live), status_changed, recategorised."""
     if set(diff) == {"status"}:
-        new = diff["status"][1]
-        return "archived" if new == Memory.Status.ARCHIVED else "restored"
+        old, new = diff["status"]
+        if new == Memory.Status.ARCHIVED:
+            return "archived"
+        return "restored" if old == Memory.Status.ARCHIVED else "status_changed"
     if set(diff) == {"category"}:
         return "recategorised"
     return "edited"

@@ -161,6 +161,26 @@ def test_a_superseded_memory_cannot_be_made_live_again(project):
     assert old.status == "archived" and old.superseded_by == new
 
 
+def test_a_status_edit_is_recorded_as_what_it_is(project):
+    """Only archived back to live is a restore; active and permanent swap as a status change."""
+    memory = memory_create(project=project, category="OPS_RULES", content="Rule.", actor="agent")
+    for status in ("permanent", "active", "archived", "permanent", "archived", "active"):
+        memory_update(memory=memory, actor="agent", status=status)
+    events = (
+        AuditEvent.objects.filter(object_type="memory", object_id=str(memory.pk))
+        .exclude(action="created")
+        .order_by("id")
+    )
+    assert [(event.action, event.changes["status"]) for event in events] == [
+        ("status_changed", ["active", "permanent"]),
+        ("status_changed", ["permanent", "active"]),
+        ("archived", ["active", "archived"]),
+        ("restored", ["archived", "permanent"]),
+        ("archived", ["permanent", "archived"]),
+        ("restored", ["archived", "active"]),
+    ]
+
+
 def test_archive_keeps_the_reason_in_history_event_and_metadata(project):
     """Archiving one memory records the reason three ways and refuses a second archive."""
     memory = memory_create(

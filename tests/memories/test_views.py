@@ -1,6 +1,7 @@
 """Memory pages through the test client: list fragment, create, edit and their refusals."""
 
 import pytest
+from django.urls import reverse
 
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
@@ -107,6 +108,32 @@ def test_concurrent_edit_is_refused_and_both_texts_are_shown(client_as, project)
     assert b"Alice&#x27;s text." in second.content and b"Bob&#x27;s text." in second.content
     memory.refresh_from_db()
     assert memory.content == "Alice's text."
+
+
+def test_making_a_memory_permanent_shows_as_a_status_change_not_a_restore(client_as, project):
+    """Edited from active to permanent: the timeline and the audit log name a status change."""
+    memory = memory_create(project=project, category="OPS_RULES", content="Rule.", actor="agent")
+    client = client_as("editor")
+    client.post(
+        reverse("memories:edit", args=[memory.pk]),
+        {
+            "content": "Rule.",
+            "category": "OPS_RULES",
+            "importance": 50,
+            "scope": "project",
+            "status": "permanent",
+            "expected_updated_at": memory.updated_at,
+        },
+    )
+    page = client.get(reverse("memories:detail", args=[memory.pk])).content.decode()
+    newest = page.split('<ol class="timeline memory-timeline">', 1)[1].split("</li>", 1)[0]
+    assert '<span class="timeline-label">status changed</span>' in newest
+    assert "Status: active → permanent" in newest
+    assert "restored" not in page
+    log = client.get(reverse("audit:index")).content.decode()
+    assert '<span class="badge action">status_changed</span>' in log
+    assert '<option value="status_changed">status changed</option>' in log
+    assert "restored" not in log
 
 
 def test_viewer_cannot_create(client_as, project):
