@@ -202,7 +202,7 @@ def counts_for(counter: TokenCounter, texts: Iterable[str]) -> tuple[PreloadedCo
 
 def ledger_texts(
     memories: list[LedgerMemory], composites: Iterable[LedgerComposite], *, now_ms: int
-) -> set[str]:
+) -> list[str]:
     """Return every text an assembly of these memories counts, in either mode.
 
     That is the wrapper, the tags of each category, each memory's line as plugin mode

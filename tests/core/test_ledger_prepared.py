@@ -59,9 +59,14 @@ def small_store():
     st.sampled_from(["recent", "id"]),
 )
 def test_a_prepared_store_assembles_as_assemble_does(store, counter, budget, tie_break):
-    """Both modes, assembled from one prepared store, equal two separate assemblies."""
+    """Both modes, assembled from one prepared store, equal two separate assemblies.
+
+    And the texts the store names for counting are each named once.
+    """
     memories, composites = store
     prepared = PreparedStore(memories, composites, now_ms=NOW)
+    texts = prepared.texts()
+    assert len(texts) == len(set(texts))
     for mode in ("headers", "plugin"):
         options = {"budget": budget, "counter": counter, "mode": mode, "tie_break": tie_break}
         expected = assemble(memories, composites, now_ms=NOW, **options)
@@ -75,7 +80,8 @@ def test_the_texts_are_every_text_both_modes_count_and_each_is_counted_once():
     counter = RecordingCounter()
     for mode in ("plugin", "headers"):
         assemble_prepared(prepared, budget=4000, counter=counter, mode=mode)
-    assert set(counter.texts) == prepared.texts()
+    texts = prepared.texts()
+    assert set(counter.texts) == set(texts) and len(texts) == len(set(texts))
     lines = [text for text in counter.texts if text.startswith("#")]
     assert len(lines) == len(set(lines))
 

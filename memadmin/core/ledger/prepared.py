@@ -84,18 +84,21 @@ class PreparedStore:
             return self._header_lines()[memory.id][:-1]
         return counted_lines((memory,), {})[0][:-1]
 
-    def texts(self) -> set[str]:
-        """Return every text an assembly of this store counts, in either mode.
+    def texts(self) -> list[str]:
+        """Return every text an assembly of this store counts, in either mode, each once.
 
         That is the wrapper, the tags of each category, each memory's line as plugin mode
         renders it and, for a header with eligible details, its line as headers mode does.
+        No two are equal (each line starts with its memory's own id, the tags and the
+        wrapper with ``<``), so no set is built to find out.
         """
-        texts = {WRAPPER_TEXT}
-        categories = {memory.category for memory in self.memories}
-        texts.update(category_tags_text(category) for category in categories)
-        texts.update(self.lines("plugin"))
-        texts.update(self._header_lines().values())
-        return texts
+        categories = sorted({memory.category for memory in self.memories})
+        return [
+            WRAPPER_TEXT,
+            *map(category_tags_text, categories),
+            *self.lines("plugin"),
+            *self._header_lines().values(),
+        ]
 
     def costs(self, counter: TokenCounter, mode: Mode) -> dict[int, int]:
         """Return the cost of each memory's line in that mode, by id (counted once)."""
