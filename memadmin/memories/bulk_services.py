@@ -6,7 +6,8 @@ count and fingerprint (the rows that change as reviewed: id, status, last update
 restore brings back); `bulk_apply` plans again under row locks and refuses with StalePlan,
 writing nothing, if either moved meanwhile. Only the memories it can change are written; one
 audit event per memory.
-A restore brings back the status each memory had before it was archived (active or permanent).
+A restore brings back the status each memory had before it was archived (active or permanent)
+and drops the archive reason from its metadata (the history keeps it).
 """
 
 import hashlib
@@ -27,7 +28,7 @@ from memadmin.core.clock import now_ms
 from memadmin.taxonomy.models import Category
 
 from .models import Memory
-from .services import mark_archived, statuses_before_archive
+from .services import mark_archived, mark_restored, statuses_before_archive
 
 ACTIONS = {
     "archive": "archive",
@@ -40,7 +41,7 @@ ACTIONS = {
 AUDIT_ACTIONS = {"archive": "archived", "restore": "restored", "move": "recategorised"}
 WRITTEN_FIELDS = {
     "archive": ["status", "metadata", "updated_at"],
-    "restore": ["status", "updated_at"],
+    "restore": ["status", "metadata", "updated_at"],
     "move": ["category", "updated_at"],
 }
 
@@ -217,9 +218,7 @@ def bulk_apply(
             memory.category = category
             memory.updated_at = max(now, memory.updated_at + 1)
         else:
-            changes = {"status": [memory.status, plan.restore_to[memory.pk]]}
-            memory.status = plan.restore_to[memory.pk]
-            memory.updated_at = max(now, memory.updated_at + 1)
+            changes = mark_restored(memory, status=plan.restore_to[memory.pk], now=now)
         records.append((AUDIT_ACTIONS[action], memory, changes))
     resolved = as_actor(actor)
     with acting(actor=actor, reason=reason):

@@ -205,7 +205,8 @@ def memory_update(
     A content change recomputes the hash and, as upstream does, resets `shareable` and
     `classified_at`. If `expected_updated_at` is given and the memory changed since, the save
     is refused with StaleEdit and nothing is written. The audit event's action is `action`
-    if given (a revert records "reverted"), else named from what changed.
+    if given (a revert records "reverted"), else named from what changed. Taking an archived
+    memory back to active or permanent drops the archive reason from its metadata.
     """
     unknown = set(changes) - set(EDITABLE_FIELDS)
     if unknown:
@@ -251,6 +252,8 @@ def memory_update(
             raise DuplicateMemory(existing)
     current.updated_at = max((at_ms if at_ms is not None else now_ms()), current.updated_at + 1)
     action = action or _update_action(diff)
+    if "status" in diff and diff["status"][0] == Memory.Status.ARCHIVED:
+        diff |= forget_archive_reason(current)
     with acting(actor=actor, reason=reason):
         try:
             with transaction.atomic():
@@ -356,6 +359,28 @@ def mark_archived(memory: Memory, *, reason: str, now: int) -> dict:
         memory.metadata = {**(memory.metadata or {}), "archive_reason": reason}
     memory.updated_at = max(now, memory.updated_at + 1)
     return {"status": [old_status, Memory.Status.ARCHIVED]}
+
+
+def mark_restored(memory: Memory, *, status: str, now: int) -> dict:
+    """Set the fields a restore to `status` changes on `memory` (unsaved); return the audit changes."""
+    old_status = memory.status
+    memory.status = status
+    memory.updated_at = max(now, memory.updated_at + 1)
+    return {"status": [old_status, status], **forget_archive_reason(memory)}
+
+
+def forget_archive_reason(memory: Memory) -> dict:
+    """Drop the archive reason from `memory`'s metadata (unsaved); return the audit change.
+
+    Every restore does this, one memory or many: a memory back in use is no longer archived
+    because of anything. The reason stays in the history, on the archive's version and event.
+    """
+    metadata = dict(memory.metadata or {})
+    if "archive_reason" not in metadata:
+        return {}
+    del metadata["archive_reason"]
+    old, memory.metadata = memory.metadata, metadata
+    return {"metadata": [old, metadata]}
 
 
 def statuses_before_archive(memory_ids) -> dict[int, str]:

@@ -165,6 +165,29 @@ def test_restore_brings_back_the_status_each_had_before_it_was_archived(archived
     ]
 
 
+def test_restore_drops_the_archive_reason_from_each_memory(rows, client_as):
+    """Restored, no memory shows an archive reason; each history still has it."""
+    bulk_apply(
+        action="archive",
+        memory_ids=[m.pk for m in rows[:2]],
+        expected=2,
+        actor="agent",
+        reason="Old <b>rollout</b> notes",
+    )
+    client = client_as("viewer")
+    page = client.get(reverse("memories:detail", args=[rows[0].pk])).content.decode()
+    assert "<dt>Metadata</dt><dd><code>{&#x27;archive_reason&#x27;: &#x27;Old &lt;b&gt;" in page
+    bulk_apply(action="restore", memory_ids=[m.pk for m in rows], expected=2, actor="agent")
+    for memory in fresh(rows[:2]):
+        assert (memory.status, memory.metadata) == ("active", {})
+        assert memory.history.all()[1].metadata == {"archive_reason": "Old <b>rollout</b> notes"}
+        event = AuditEvent.objects.filter(action="restored", object_id=str(memory.pk)).get()
+        assert event.changes["metadata"] == [{"archive_reason": "Old <b>rollout</b> notes"}, {}]
+        page = client.get(reverse("memories:detail", args=[memory.pk])).content.decode()
+        assert "archive_reason" not in page and "<dt>Metadata</dt>" not in page
+        assert "Why: <em>Old &lt;b&gt;rollout&lt;/b&gt; notes</em>" in page  # in the history
+
+
 def test_restore_reads_the_status_before_the_latest_archive(project):
     """A memory archived twice comes back as it was before the second time."""
     memory = memory_create(

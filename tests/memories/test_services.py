@@ -181,6 +181,25 @@ def test_a_status_edit_is_recorded_as_what_it_is(project):
     ]
 
 
+@pytest.mark.parametrize("status", ["active", "permanent"])
+def test_a_restore_drops_the_archive_reason_and_the_history_keeps_it(project, status):
+    """Edited back from archived, the memory loses its archive reason; its history has it."""
+    memory = memory_create(project=project, category="OPS_RULES", content="Rule.", actor="agent")
+    Memory.objects.filter(pk=memory.pk).update(metadata={"source": "import"})
+    memory_archive(memory=memory, actor="agent", reason="Replaced")
+    restored = memory_update(memory=memory, actor="agent", status=status)
+    assert restored.metadata == {"source": "import"}
+    assert Memory.objects.get(pk=memory.pk).metadata == {"source": "import"}
+    event = AuditEvent.objects.filter(object_id=str(memory.pk)).latest("id")
+    assert event.action == "restored"
+    assert event.changes == {
+        "status": ["archived", status],
+        "metadata": [{"source": "import", "archive_reason": "Replaced"}, {"source": "import"}],
+    }
+    archived_version = memory.history.all()[1]
+    assert archived_version.metadata["archive_reason"] == "Replaced"
+
+
 def test_archive_keeps_the_reason_in_history_event_and_metadata(project):
     """Archiving one memory records the reason three ways and refuses a second archive."""
     memory = memory_create(

@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from memadmin.memories.models import Memory
-from memadmin.memories.services import memory_create
+from memadmin.memories.services import memory_archive, memory_create
 
 pytestmark = pytest.mark.django_db
 
@@ -110,21 +110,20 @@ def test_concurrent_edit_is_refused_and_both_texts_are_shown(client_as, project)
     assert memory.content == "Alice's text."
 
 
+def edit_status(client, memory, status):
+    """Post the edit form of `memory` (content "Rule.", in OPS_RULES) with a new status."""
+    form = {"content": "Rule.", "category": "OPS_RULES", "importance": 50, "scope": "project"}
+    return client.post(
+        reverse("memories:edit", args=[memory.pk]),
+        {**form, "status": status, "expected_updated_at": memory.updated_at},
+    )
+
+
 def test_making_a_memory_permanent_shows_as_a_status_change_not_a_restore(client_as, project):
     """Edited from active to permanent: the timeline and the audit log name a status change."""
     memory = memory_create(project=project, category="OPS_RULES", content="Rule.", actor="agent")
     client = client_as("editor")
-    client.post(
-        reverse("memories:edit", args=[memory.pk]),
-        {
-            "content": "Rule.",
-            "category": "OPS_RULES",
-            "importance": 50,
-            "scope": "project",
-            "status": "permanent",
-            "expected_updated_at": memory.updated_at,
-        },
-    )
+    assert edit_status(client, memory, "permanent").status_code == 302
     page = client.get(reverse("memories:detail", args=[memory.pk])).content.decode()
     newest = page.split('<ol class="timeline memory-timeline">', 1)[1].split("</li>", 1)[0]
     assert '<span class="timeline-label">status changed</span>' in newest
@@ -134,6 +133,19 @@ def test_making_a_memory_permanent_shows_as_a_status_change_not_a_restore(client
     assert '<span class="badge action">status_changed</span>' in log
     assert '<option value="status_changed">status changed</option>' in log
     assert "restored" not in log
+
+
+def test_restoring_from_the_edit_form_clears_the_archived_because(client_as, project):
+    """Edited back to active, the page no longer shows why it was archived, bar its history."""
+    memory = memory_create(project=project, category="OPS_RULES", content="Rule.", actor="agent")
+    memory = memory_archive(memory=memory, actor="agent", reason="Superseded by the runbook")
+    client = client_as("editor")
+    assert edit_status(client, memory, "active").status_code == 302
+    page = client.get(reverse("memories:detail", args=[memory.pk])).content.decode()
+    assert '<span class="badge status-active">active</span>' in page
+    assert "archive_reason" not in page and "<dt>Metadata</dt>" not in page
+    assert "Why: <em>Superseded by the runbook</em>" in page  # the archive, in the history
+    assert Memory.objects.get(pk=memory.pk).metadata == {}
 
 
 def test_viewer_cannot_create(client_as, project):
