@@ -23,7 +23,7 @@ from memadmin.audit.services import audit_record
 from memadmin.composites.models import Composite, CompositeMember, ReferenceSet
 from memadmin.core.packs import PackError, PackNotFoundError, PackSpec
 from memadmin.memories.models import Memory, Project
-from memadmin.memories.services import project_create
+from memadmin.memories.project_services import project_create
 from memadmin.taxonomy.models import Category
 from memadmin.taxonomy.services import (
     criteria_validate,

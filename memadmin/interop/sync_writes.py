@@ -22,7 +22,7 @@ from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import audit_record
 from memadmin.core.contextdb import UpstreamSession as StoreSession
 from memadmin.memories.models import Memory, Project
-from memadmin.memories.services import project_create
+from memadmin.memories.project_services import project_create
 from memadmin.taxonomy.services import pack_install
 
 from .models import UpstreamProject, UpstreamSession, UpstreamStore

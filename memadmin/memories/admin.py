@@ -6,13 +6,8 @@ from django.contrib import admin
 from memadmin.audit.service_admin import ServiceAdmin
 
 from .models import Memory, Project
-from .services import (
-    EDITABLE_FIELDS,
-    memory_create,
-    memory_update,
-    project_create,
-    project_set_budget,
-)
+from .project_services import project_create, project_set_budget
+from .services import EDITABLE_FIELDS, memory_create, memory_update
 
 
 class ProjectForm(forms.ModelForm):

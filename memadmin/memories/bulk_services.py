@@ -27,8 +27,8 @@ from memadmin.composites.services import composite_member_add, refuse_archived_h
 from memadmin.core.clock import now_ms
 from memadmin.taxonomy.models import Category
 
+from .archive_services import mark_archived, mark_restored, statuses_before_archive
 from .models import Memory
-from .services import mark_archived, mark_restored, statuses_before_archive
 
 ACTIONS = {
     "archive": "archive",

@@ -9,8 +9,9 @@ from django.test import RequestFactory
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.service_admin import ReadOnlyAdmin, ServiceAdmin
 from memadmin.composites.models import Composite
+from memadmin.memories.archive_services import memory_supersede
 from memadmin.memories.models import Memory
-from memadmin.memories.services import memory_create, memory_supersede
+from memadmin.memories.services import memory_create
 from memadmin.taxonomy.selectors import category_by_name
 
 pytestmark = pytest.mark.django_db

@@ -11,9 +11,10 @@ from memadmin.composites.services import (
     composite_member_remove,
 )
 from memadmin.core.worddiff import DiffOp
+from memadmin.memories.archive_services import memory_supersede
 from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
-from memadmin.memories.services import memory_supersede, memory_update, memory_write_or_bump
+from memadmin.memories.services import memory_update, memory_write_or_bump
 
 pytestmark = pytest.mark.django_db
 

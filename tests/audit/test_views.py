@@ -11,8 +11,9 @@ from django.utils import timezone
 
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.selectors import criteria_versions, memory_versions
+from memadmin.memories.archive_services import memory_supersede
 from memadmin.memories.models import Memory
-from memadmin.memories.services import memory_supersede, memory_update
+from memadmin.memories.services import memory_update
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
 

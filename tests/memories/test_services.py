@@ -6,16 +6,10 @@ from django.db import IntegrityError, transaction
 
 from memadmin.audit.models import AuditEvent
 from memadmin.core.hashing import normalized_hash
+from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.models import Memory
-from memadmin.memories.services import (
-    DuplicateMemory,
-    StaleEdit,
-    memory_archive,
-    memory_create,
-    memory_update,
-    project_create,
-    project_set_budget,
-)
+from memadmin.memories.project_services import project_create, project_set_budget
+from memadmin.memories.services import DuplicateMemory, StaleEdit, memory_create, memory_update
 
 pytestmark = pytest.mark.django_db
 
@@ -150,7 +144,7 @@ def test_project_identity_must_be_upstream_shaped(db):
 
 def test_a_superseded_memory_cannot_be_made_live_again(project):
     """Editing a superseded memory's status back to active is refused; it stays archived."""
-    from memadmin.memories.services import memory_supersede
+    from memadmin.memories.archive_services import memory_supersede
 
     old = memory_create(project=project, category="OPS_RULES", content="Old way.", actor="agent")
     new = memory_create(project=project, category="OPS_RULES", content="New way.", actor="agent")

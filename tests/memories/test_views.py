@@ -3,8 +3,9 @@
 import pytest
 from django.urls import reverse
 
+from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.models import Memory
-from memadmin.memories.services import memory_archive, memory_create
+from memadmin.memories.services import memory_create
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from memadmin.composites.models import Composite, CompositeMember
 from memadmin.core.clock import now_ms
 from memadmin.core.hashing import normalized_hash
 from memadmin.memories.models import Memory, Project
-from memadmin.memories.services import project_create
+from memadmin.memories.project_services import project_create
 from memadmin.taxonomy.services import pack_install, pack_load
 
 PACK = "magic-context"
