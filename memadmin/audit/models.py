@@ -2,10 +2,14 @@
 
 Model versions themselves are kept by django-simple-history on each audited model; every
 historical row carries `history_actor` and the change reason, set by `audit.context.acting`.
+An event and the versions written in the same `acting` block share its change id, so the
+trail can tell which version an event is about; rows from before change ids have none.
 """
 
 from django.conf import settings
 from django.db import models
+
+from .context import current_change_id
 
 
 class HistoryActorFields(models.Model):
@@ -13,6 +17,11 @@ class HistoryActorFields(models.Model):
 
     history_actor = models.CharField(max_length=150, blank=True, default="")
     history_actor_kind = models.CharField(max_length=10, blank=True, default="")
+    # A default rather than the pre_create_historical_record hook, so that versions
+    # written by simple-history's bulk helpers are stamped too (AuditEvent.change_id alike).
+    history_change_id = models.UUIDField(
+        null=True, blank=True, editable=False, default=current_change_id
+    )
 
     class Meta:
         abstract = True
@@ -37,6 +46,10 @@ class AuditEvent(models.Model):
     category = models.CharField(max_length=40, blank=True, default="", db_index=True)
     changes = models.JSONField(default=dict, blank=True)
     reason = models.TextField(blank=True, default="")
+    # The id of the `acting` block the event was written in, as on the versions it wrote.
+    change_id = models.UUIDField(
+        null=True, blank=True, editable=False, db_index=True, default=current_change_id
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]

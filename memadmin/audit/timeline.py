@@ -3,8 +3,9 @@
 The timeline is read from the versions django-simple-history keeps: the memory's own
 versions (created, edited, recategorised, archived and restored, merged, superseded), the
 composite memberships that ever named it (joined, left) and the composites it ever headed.
-Audit events about the memory are matched to the version written in the same change (same
-actor, a few seconds apart); an event lends its kind of change when it says more than the
+Audit events about the memory are matched to the version written in the same change: the
+one stamped with the event's change id, or, for rows from before change ids, the one by the
+same actor a few seconds apart. An event lends its kind of change when it says more than the
 version does (reverted, fragmented, merged), and an event with no version of its own is an
 entry by itself.
 """
@@ -70,6 +71,7 @@ _VERSION_FIELDS = (
     "history_change_reason",
     "history_actor",
     "history_actor_kind",
+    "history_change_id",
     "id",
     *WATCHED_FIELDS,
 )
@@ -101,6 +103,7 @@ def _entry_for(version, **values) -> TimelineEntry:
         actor=version.history_actor or "unknown",
         actor_kind=version.history_actor_kind,
         reason=version.history_change_reason or "",
+        change_id=version.history_change_id,
         **values,
     )
 
@@ -241,7 +244,7 @@ def _with_events(entries: list[TimelineEntry], events: list[AuditEvent]) -> list
     matched: set[int] = set()
     standalone = []
     for event in events:
-        entry = _nearest(event, candidates, matched)
+        entry = _same_change(event, candidates, matched) or _nearest(event, candidates, matched)
         if entry is None:
             standalone.append(_event_entry(event))
             continue
@@ -259,17 +262,23 @@ def _mark_fragment_origin(entries: list[TimelineEntry], memory_pk: int) -> None:
     """Name the memory a header or detail was split from, on the entry that created it.
 
     The fragmentation's audit event is about the original and lists the header and the
-    details it made; it is written by the same actor within seconds of their creation.
+    details it made; it is written in the change that created them (before change ids: by
+    the same actor within seconds of their creation).
     """
     created = next((e for e in entries if e.kind == "created"), None)
     if created is None:
         return
-    events = AuditEvent.objects.filter(
-        action="fragmented",
-        actor_label=created.actor,
-        created_at__gte=created.at - MATCH_WINDOW,
-        created_at__lte=created.at + MATCH_WINDOW,
-    ).only("object_id", "changes")
+    if created.change_id is not None:
+        same_change = {"change_id": created.change_id}
+    else:
+        same_change = {
+            "actor_label": created.actor,
+            "created_at__gte": created.at - MATCH_WINDOW,
+            "created_at__lte": created.at + MATCH_WINDOW,
+        }
+    events = AuditEvent.objects.filter(action="fragmented", **same_change).only(
+        "object_id", "changes"
+    )
     for event in events:
         changes = event.changes or {}
         made = [changes.get("header"), *(changes.get("details") or [])]
@@ -280,10 +289,29 @@ def _mark_fragment_origin(entries: list[TimelineEntry], memory_pk: int) -> None:
             return
 
 
+def _same_change(event: AuditEvent, candidates: list[TimelineEntry], matched: set[int]):
+    """Return the version the event's change wrote, or None if it wrote none left unmatched.
+
+    A change that wrote several versions of the memory pairs its events with them in order:
+    an event takes the earliest version written before it, else the first written after.
+    """
+    if event.change_id is None:
+        return None
+    same = [e for e in candidates if e.change_id == event.change_id and id(e) not in matched]
+    before = [e for e in same if e.at <= event.created_at]
+    return min(before or same, key=lambda entry: entry.at, default=None)
+
+
 def _nearest(event: AuditEvent, candidates: list[TimelineEntry], matched: set[int]):
+    """Return the unstamped version by the event's actor nearest in time, within the window.
+
+    Only versions without a change id (written before change ids) are paired by time.
+    """
     best, best_gap = None, MATCH_WINDOW
     for entry in candidates:
-        if id(entry) in matched or entry.actor != event.actor_label:
+        if id(entry) in matched or entry.change_id is not None:
+            continue
+        if entry.actor != event.actor_label:
             continue
         gap = abs(entry.at - event.created_at)
         if gap <= best_gap:

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from uuid import UUID
 
 from memadmin.core.worddiff import DiffOp
 
@@ -90,6 +91,7 @@ class TimelineEntry:
     memories: list[MemoryRef] = field(default_factory=list)
     composite: CompositeRef | None = None
     version_id: int | None = None
+    change_id: UUID | None = None
     quiet: bool = False
 
     @property

@@ -19,6 +19,7 @@ from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.utils import timezone
 
 from memadmin.audit.actors import Actor
+from memadmin.audit.context import current_change_id
 
 BATCH_SIZE = 5000
 # Above this many rows, PostgreSQL updates go through COPY and one joined UPDATE.
@@ -219,6 +220,7 @@ def history_insert(
         "history_user_id": actor.user_id,
         "history_actor": actor.label,
         "history_actor_kind": actor.kind,
+        "history_change_id": current_change_id(),
     }
     reasons = reasons or {}
     versions = [
