@@ -1,7 +1,8 @@
 """Upgrade a project's pack: plan it, then apply it in one transaction or not at all.
 
 `pack_upgrade_plan` only reads. `pack_upgrade` plans again under a lock and refuses
-(UpgradeRefused, nothing written) if the plan holds any refusal.
+(UpgradeRefused, nothing written) if the plan holds any refusal; given the fingerprint of
+the plan a person confirmed, it refuses (StaleUpgradePlan) if the plan is no longer that one.
 """
 
 from collections.abc import Mapping
@@ -29,6 +30,19 @@ class UpgradeRefused(ValidationError):
     def __init__(self, plan: UpgradePlan):
         self.plan = plan
         super().__init__(list(plan.refusals), code="upgrade_refused")
+
+
+class StaleUpgradePlan(ValidationError):
+    """The plan changed since it was shown; `plan` is the plan as it is now. Nothing was written."""
+
+    def __init__(self, plan: UpgradePlan):
+        self.plan = plan
+        super().__init__(
+            "The project or the pack file changed since this plan was shown, so the plan is "
+            "no longer the one you saw. Nothing was written: review the plan as it is now, "
+            "then apply it again.",
+            code="stale_upgrade_plan",
+        )
 
 
 def _collisions(project, current_names: set[str], new_names: tuple[str, ...], mapping) -> list:
@@ -93,18 +107,23 @@ def pack_upgrade(
     mapping: Mapping[str, str] | None = None,
     actor,
     reason: str = "",
+    fingerprint: str = "",
 ) -> UpgradePlan:
     """Upgrade the project to ``spec`` as planned, in one transaction; return the plan.
 
     Defaults are replaced and overrides kept; an override whose default moved is flagged
     with the default it was written against. Memories of removed categories move as the
-    mapping says. A plan with refusals raises UpgradeRefused and changes nothing.
+    mapping says. A plan with refusals raises UpgradeRefused and changes nothing; given a
+    ``fingerprint`` (UpgradePlan.fingerprint of the plan shown), a plan that differs from it
+    raises StaleUpgradePlan and changes nothing.
     """
     project = (
         Project.objects.select_for_update(of=("self",)).select_related("pack").get(pk=project.pk)
     )
     mapping = dict(mapping or {})
     plan = pack_upgrade_plan(project=project, spec=spec, mapping=mapping)
+    if fingerprint and fingerprint != plan.fingerprint():
+        raise StaleUpgradePlan(plan)
     if not plan.allowed:
         raise UpgradeRefused(plan)
     if plan.kind == NOTHING:

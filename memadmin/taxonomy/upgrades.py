@@ -9,9 +9,11 @@ renames names is a *migration event*: memories in a removed category must be tol
 go (``--map OLD=NEW``), or the upgrade is refused.
 """
 
+import hashlib
+import json
 import textwrap
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from memadmin.core.packs import CategorySpec, PackSpec, criteria_from_dict, criteria_to_dict
 from memadmin.core.prompts import render_all, surface_hash
@@ -95,6 +97,8 @@ class UpgradePlan:
     surface_before: str = ""
     surface_after: str = ""
     mapping: dict[str, str] = field(default_factory=dict)
+    old_digest: str = ""  # the SHA-256 of the installed pack file
+    new_digest: str = ""  # the SHA-256 of the pack file upgraded to
 
     @property
     def kind(self) -> str:
@@ -109,6 +113,15 @@ class UpgradePlan:
     def allowed(self) -> bool:
         """Return True if the upgrade may be applied."""
         return not self.refusals
+
+    def fingerprint(self) -> str:
+        """Return a digest of everything the plan says and of both pack files.
+
+        A confirmation carries the fingerprint of the plan it showed; a plan made later that
+        says anything else (other counts, names, texts, refusals or pack file) has another.
+        """
+        text = json.dumps(asdict(self), sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def parse_mapping(pairs: Iterable[str]) -> dict[str, str]:
@@ -238,6 +251,8 @@ def plan_upgrade(
         surface_before=_surface((_spec_of(c) for c in current.values()), old_routing_test),
         surface_after=_surface(after, spec.routing_test),
         mapping=dict(mapping),
+        old_digest=old_digest,
+        new_digest=spec.digest,
     )
 
 

@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from . import facts_views, prompt_views, views
+from . import facts_views, prompt_views, upgrade_views, views
 
 
 class CategoryNameConverter:
@@ -24,6 +24,8 @@ urlpatterns = [
     path("<int:project_pk>/prompts/<slug:site>/", prompt_views.prompt_preview, name="prompt"),
     path("<int:project_pk>/surface/", prompt_views.surface_hash_history, name="surface"),
     path("<int:project_pk>/facts/", facts_views.facts_checker, name="facts"),
+    path("<int:project_pk>/pack/", upgrade_views.pack_page, name="pack"),
+    path("<int:project_pk>/pack/apply/", upgrade_views.pack_apply, name="pack_apply"),
     path("<int:project_pk>/<category:name>/", views.category_detail, name="category"),
     path("<int:project_pk>/<category:name>/edit/", views.criteria_edit, name="edit"),
     path(
