@@ -77,17 +77,21 @@ def _change(
     """Set one field of the locked composite, save it and record the field as [old, new].
 
     Nothing is written when the field already holds `value`. `also` sets other fields in the
-    same save without recording them (a composite becoming a sequence starts at step 1).
+    same save (a composite becoming a sequence starts at step 1); those it changes are recorded
+    in the same event, [old, new] too.
     """
     old = getattr(composite, field)
     if old == value:
         return composite
+    changes = {field: [old, value]}
+    for name, other in (also or {}).items():
+        if getattr(composite, name) != other:
+            changes[name] = [getattr(composite, name), other]
     with acting(actor=actor, reason=reason):
-        setattr(composite, field, value)
-        for name, other in (also or {}).items():
-            setattr(composite, name, other)
+        for name, (_, new) in changes.items():
+            setattr(composite, name, new)
         composite.save()
-        record(composite, action=action, changes={field: [old, value]})
+        record(composite, action=action, changes=changes)
     return composite
 
 

@@ -215,6 +215,19 @@ def test_a_composite_that_becomes_a_sequence_starts_at_its_first_step(steps):
     assert composite.cursor == 0
 
 
+def test_the_cursor_reset_is_recorded_with_the_type_change(steps):
+    """Becoming a sequence again records the cursor going back to step 1, in the same event."""
+    composite = composite_create(head=steps[0], type="sequence", members=steps[1:4], actor="agent")
+    composite_cursor_set(composite=composite, position=2, actor="agent")
+    composite_set_type(composite=composite, type="theme", actor="agent")
+    composite_set_type(composite=composite, type="sequence", actor="agent", reason="Steps again")
+    event = AuditEvent.objects.filter(action="composite_type_changed").latest("id")
+    assert (event.reason, event.changes) == (
+        "Steps again",
+        {"type": ["theme", "sequence"], "cursor": [2, 0]},
+    )
+
+
 def test_delete_removes_members_but_not_memories(steps):
     """Deleting a composite leaves its memories in place."""
     composite = composite_create(head=steps[0], type="theme", members=steps[1:3], actor="agent")
