@@ -12,7 +12,7 @@ from memadmin.core.clock import now_ms
 from memadmin.core.hashing import normalized_hash
 from memadmin.taxonomy.selectors import category_names
 
-from .archive_services import forget_archive_reason
+from .archive_services import forget_archive_reason, mark_archived
 from .models import Memory, Project
 
 EDITABLE_FIELDS = ("content", "category", "importance", "scope", "shareable", "status")
@@ -161,8 +161,9 @@ def memory_update(
     A content change recomputes the hash and, as upstream does, resets `shareable` and
     `classified_at`. If `expected_updated_at` is given and the memory changed since, the save
     is refused with StaleEdit and nothing is written. The audit event's action is `action`
-    if given (a revert records "reverted"), else named from what changed. Taking an archived
-    memory back to active or permanent drops the archive reason from its metadata.
+    if given (a revert records "reverted"), else named from what changed. Archiving keeps
+    `reason` in the metadata as `memory_archive` does; taking an archived memory back to active
+    or permanent drops the archive reason from its metadata.
     """
     unknown = set(changes) - set(EDITABLE_FIELDS)
     if unknown:
@@ -206,7 +207,12 @@ def memory_update(
         )
         if existing is not None:
             raise DuplicateMemory(existing)
-    current.updated_at = max((at_ms if at_ms is not None else now_ms()), current.updated_at + 1)
+    now = at_ms if at_ms is not None else now_ms()
+    if diff.get("status", [None, None])[1] == Memory.Status.ARCHIVED:
+        # As every archive does: the reason is kept in the metadata (the diff has the status).
+        mark_archived(current, reason=reason, now=now)
+    else:
+        current.updated_at = max(now, current.updated_at + 1)
     action = action or _update_action(diff)
     if "status" in diff and diff["status"][0] == Memory.Status.ARCHIVED:
         diff |= forget_archive_reason(current)

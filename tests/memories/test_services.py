@@ -194,6 +194,31 @@ def test_a_restore_drops_the_archive_reason_and_the_history_keeps_it(project, st
     assert archived_version.metadata["archive_reason"] == "Replaced"
 
 
+def test_an_edit_to_archived_keeps_its_reason_as_an_archive_does(project):
+    """memory_update archiving a memory records the edit's reason in the metadata and event."""
+    memory = memory_create(project=project, category="OPS_RULES", content="Rule.", actor="agent")
+    Memory.objects.filter(pk=memory.pk).update(metadata={"source": "import"})
+    archived = memory_update(
+        memory=memory, actor="agent", status="archived", reason="Replaced", at_ms=memory.updated_at
+    )
+    stored = Memory.objects.get(pk=memory.pk)
+    assert stored.metadata == {"source": "import", "archive_reason": "Replaced"}
+    assert (archived.status, stored.updated_at) == ("archived", memory.updated_at + 1)
+    event = AuditEvent.objects.filter(object_id=str(memory.pk)).latest("id")
+    assert (event.action, event.reason) == ("archived", "Replaced")
+    assert event.changes == {"status": ["active", "archived"]}
+    assert stored.history.first().metadata["archive_reason"] == "Replaced"
+    restored = memory_update(memory=memory, actor="agent", status="active")
+    assert restored.metadata == {"source": "import"}
+
+
+def test_an_edit_to_archived_without_a_reason_leaves_the_metadata(project):
+    """With no reason given, archiving by edit writes no archive reason."""
+    memory = memory_create(project=project, category="OPS_RULES", content="Rule.", actor="agent")
+    memory_update(memory=memory, actor="agent", status="archived")
+    assert Memory.objects.get(pk=memory.pk).metadata == {}
+
+
 def test_archive_keeps_the_reason_in_history_event_and_metadata(project):
     """Archiving one memory records the reason three ways and refuses a second archive."""
     memory = memory_create(

@@ -111,12 +111,12 @@ def test_concurrent_edit_is_refused_and_both_texts_are_shown(client_as, project)
     assert memory.content == "Alice's text."
 
 
-def edit_status(client, memory, status):
+def edit_status(client, memory, status, reason=""):
     """Post the edit form of `memory` (content "Rule.", in OPS_RULES) with a new status."""
     form = {"content": "Rule.", "category": "OPS_RULES", "importance": 50, "scope": "project"}
     return client.post(
         reverse("memories:edit", args=[memory.pk]),
-        {**form, "status": status, "expected_updated_at": memory.updated_at},
+        {**form, "status": status, "reason": reason, "expected_updated_at": memory.updated_at},
     )
 
 
@@ -152,3 +152,17 @@ def test_restoring_from_the_edit_form_clears_the_archived_because(client_as, pro
 def test_viewer_cannot_create(client_as, project):
     """A viewer gets 403 on the create page."""
     assert client_as("viewer").get(f"/memories/new/?project={project.pk}").status_code == 403
+
+
+def test_archiving_from_the_edit_form_keeps_the_reason_as_an_archive_does(client_as, project):
+    """Edited to archived, the memory says why in its metadata, as the archive button's does."""
+    memory = memory_create(project=project, category="OPS_RULES", content="Rule.", actor="agent")
+    client = client_as("editor")
+    assert (
+        edit_status(client, memory, "archived", reason="Replaced by the runbook").status_code == 302
+    )
+    assert Memory.objects.get(pk=memory.pk).metadata == {
+        "archive_reason": "Replaced by the runbook"
+    }
+    page = client.get(reverse("memories:detail", args=[memory.pk])).content.decode()
+    assert "Replaced by the runbook" in page.split("<dt>Metadata</dt>", 1)[1]
