@@ -3,9 +3,11 @@
 The list's form posts the ticked rows here. The first post shows what would happen (how
 many rows change, which stay, which cannot change and why); the confirmation posts again
 with the count and the fingerprint of the rows it showed, and the service refuses if either
-has moved: the review is then shown again as things are now, the reason typed kept.
+has moved, or on its own rules (a composite's head archived meanwhile): the review is then
+shown again as things are now, with why, the reason typed kept, nothing written.
 """
 
+from collections.abc import Sequence
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -50,8 +52,9 @@ def _done(plan: BulkPlan) -> str:
 def bulk(request: HtmxHttpRequest) -> HttpResponse:
     """Review a bulk action on the selected memories, or apply it once confirmed.
 
-    A confirmation that cannot be applied as reviewed (the selection changed meanwhile, or
-    the reason is refused) shows the review again, as it is now, with the reason typed kept.
+    A confirmation that cannot be applied as reviewed (the selection changed meanwhile, the
+    service refuses it, or the reason is refused) shows the review again, as it is now, with
+    the reason typed kept.
     """
     form = BulkForm(request.POST)
     if not form.is_valid() and not form.only_reason_refused():
@@ -79,18 +82,14 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
                 **options,
             )
         except StalePlan as stale:
-            return _review(request, form, stale.plan, refusal=stale.messages[0], status=409)
+            return _review(request, form, stale.plan, refusals=stale.messages, status=409)
         except ValidationError as error:
-            for message in error.messages:
-                messages.error(request, message)
-        else:
-            messages.success(request, _done(plan))
+            plan = _plan_now(data["action"], data["ids"], options)
+            return _review(request, form, plan, refusals=error.messages, status=409)
+        messages.success(request, _done(plan))
         return redirect(_list_url(form))
-    memories = list(
-        Memory.objects.select_related("project").filter(pk__in=data["ids"]).order_by("pk")
-    )
     try:
-        plan = bulk_plan(action=data["action"], memories=memories, **options)
+        plan = bulk_plan(action=data["action"], memories=_selected(data["ids"]), **options)
     except ValidationError as error:
         for message in error.messages:
             messages.error(request, message)
@@ -98,10 +97,32 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
     return _review(request, form, plan, status=400 if form.errors else 200)
 
 
+def _selected(ids: list[int]) -> list[Memory]:
+    """Return the selected memories as they are now, by id."""
+    return list(Memory.objects.select_related("project").filter(pk__in=ids).order_by("pk"))
+
+
+def _plan_now(action: str, ids: list[int], options: dict) -> BulkPlan:
+    """Return what the action would do now, after a refused confirmation.
+
+    An action its own rules refuse outright (a composite's head archived meanwhile) plans to
+    change nothing: the review then offers no confirmation, only the refusal and the reason.
+    """
+    try:
+        return bulk_plan(action=action, memories=_selected(ids), **options)
+    except ValidationError:
+        return BulkPlan(action=action)
+
+
 def _review(
-    request: HtmxHttpRequest, form: BulkForm, plan: BulkPlan, *, refusal: str = "", status: int
+    request: HtmxHttpRequest,
+    form: BulkForm,
+    plan: BulkPlan,
+    *,
+    refusals: Sequence[str] = (),
+    status: int,
 ) -> HttpResponse:
-    """Render the review of `plan`; `refusal` says why a confirmation was not applied."""
+    """Render the review of `plan`; `refusals` say why a confirmation was not applied."""
     return render(
         request,
         "memories/bulk_confirm.html",
@@ -111,7 +132,7 @@ def _review(
             "data": form.cleaned_data,
             "reason": form["reason"],
             "next": _list_url(form),
-            "refusal": refusal,
+            "refusals": refusals,
         },
         status=status,
     )

@@ -430,6 +430,27 @@ class TestPages:
         assert "0 rows will change" in body and 'name="confirm"' not in body
         assert 'value="Stale"' in body
 
+    def test_a_head_archived_since_the_review_is_shown_again_with_the_reason(self, client_as, rows):
+        """The service refuses the confirmation: the review says why and keeps the reason."""
+        composite = composite_create(head=rows[0], type="theme", actor="agent")
+        client = client_as("editor")
+        review = client.post(
+            reverse("memories:bulk"),
+            {"ids": [rows[2].pk], "action": "add", "composite": composite.pk, "next": "/memories/"},
+        )
+        assert "1 row will change" in review.content.decode()
+        memory_update(memory=rows[0], status="archived", actor="agent")
+        events = AuditEvent.objects.count()
+        refused = self.confirm(client, review, reason="Old <b>rollout</b> notes")
+        body = refused.content.decode()
+        assert refused.status_code == 409
+        assert "<h1>Confirm: add to a composite</h1>" in body
+        assert 'role="alert"' in body and f"#{rows[0].display_id} is archived" in body
+        assert 'value="Old &lt;b&gt;rollout&lt;/b&gt; notes"' in body
+        assert 'name="confirm"' not in body
+        assert not CompositeMember.objects.exists()
+        assert AuditEvent.objects.count() == events
+
     def test_review_under_an_archived_head_goes_back_with_the_reason(self, client_as, rows):
         """No confirmation is offered for a change the service would refuse."""
         composite = composite_create(head=rows[0], type="theme", actor="agent")
