@@ -100,6 +100,8 @@ class DeleteForm(forms.Form):
         help_text="Kept as the reason on the composite's history.",
         error_messages={"max_length": "Keep the reason to %(limit_value)d characters at most."},
     )
+    # composite_fingerprint of what the confirmation showed: the deletion is refused if it moved.
+    fingerprint = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
 
 def add_service_error(form: forms.Form, error: ValidationError) -> None:

@@ -13,6 +13,8 @@ deletion keeps it). The audit events carry the stamp ("made_at", or "members_cha
 [before, after]), so the queue reads when each change happened on the same clock.
 """
 
+import hashlib
+import json
 from collections.abc import Sequence
 
 from django.core.exceptions import ValidationError
@@ -36,11 +38,13 @@ from .rules import (
 
 __all__ = [
     "TITLE_MAX_CHARS",
+    "CompositeChanged",
     "composite_create",
     "composite_cursor_advance",
     "composite_cursor_back",
     "composite_cursor_set",
     "composite_delete",
+    "composite_fingerprint",
     "composite_member_add",
     "composite_member_move",
     "composite_member_remove",
@@ -50,6 +54,31 @@ __all__ = [
 ]
 
 TITLE_MAX_CHARS = 200
+
+
+class CompositeChanged(ValidationError):
+    """The composite changed since the person saw it; nothing was written."""
+
+    def __init__(self):
+        super().__init__(
+            "Someone else changed this composite since you opened this page (its type, title, "
+            "head, members or cursor). Nothing was deleted: check it as it is now and confirm "
+            "again.",
+            code="composite_changed",
+        )
+
+
+def composite_fingerprint(composite: Composite) -> str:
+    """Return a digest of what a confirmation shows of the composite, for its form to carry.
+
+    It covers the type, title, head, members in order and cursor: any edit to one moves it.
+    """
+    return _fingerprint(composite, member_ids(member_rows(composite)))
+
+
+def _fingerprint(composite: Composite, members: list[int]) -> str:
+    shown = [composite.type, composite.title, composite.head_id, members, composite.cursor]
+    return hashlib.sha256(json.dumps(shown).encode()).hexdigest()[:32]
 
 
 def _refuse_unknown_type(type: str) -> None:
@@ -220,15 +249,24 @@ def composite_cursor_back(*, composite: Composite, actor, reason: str = "") -> C
 
 @transaction.atomic
 def composite_delete(
-    *, composite: Composite, actor, reason: str = "", at_ms: int | None = None
+    *,
+    composite: Composite,
+    actor,
+    reason: str = "",
+    at_ms: int | None = None,
+    expected_fingerprint: str = "",
 ) -> None:
     """Delete a composite and its member rows; the memories themselves stay.
 
-    A composite under an archived head may be deleted. The history row recording the deletion
-    keeps its stamp (see the module docstring).
+    Given `expected_fingerprint` (composite_fingerprint of what the person confirmed), refuse
+    with CompositeChanged, deleting nothing, if the composite changed since. A composite under
+    an archived head may be deleted. The history row recording the deletion keeps its stamp
+    (see the module docstring).
     """
     composite = locked(composite)
     rows = member_rows(composite)
+    if expected_fingerprint and expected_fingerprint != _fingerprint(composite, member_ids(rows)):
+        raise CompositeChanged()
     stamp = members_changed(composite, at_ms)
     with acting(actor=actor, reason=reason):
         record(

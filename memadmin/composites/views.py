@@ -1,7 +1,9 @@
 """Pages of the composites area: the list with thumbnails, a composite's page, create, delete.
 
 Deleting asks first: the delete URL shows what goes and what stays on GET, and deletes on POST,
-so the confirmation works without JavaScript.
+so the confirmation works without JavaScript. The POST carries a fingerprint of what the page
+showed; if someone changed the composite meanwhile, nothing is deleted and the page comes back
+as the composite is now, the reason typed kept.
 """
 
 from django.contrib import messages
@@ -29,7 +31,7 @@ from .forms import (
 )
 from .models import Composite
 from .pictures import composite_picture
-from .services import composite_create, composite_delete
+from .services import CompositeChanged, composite_create, composite_delete, composite_fingerprint
 
 PAGE_SIZE = 24
 
@@ -142,20 +144,33 @@ def composite_remove(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Show what deleting the composite removes and keeps (GET); delete it (POST).
 
     The memories stay. The optional "why" becomes the reason on the deletion's audit event.
+    A composite changed since the page was shown is not deleted: the page comes back, 409.
     """
-    composite = get_object_or_404(Composite.objects.select_related("head", "project"), pk=pk)
+    composites = Composite.objects.select_related("head", "project")
+    composite = get_object_or_404(composites, pk=pk)
     # Bound on every POST, even one without a reason: the reason is optional.
     form = DeleteForm(request.POST if request.method == "POST" else None)
+    status = 400 if form.errors else 200
     if form.is_valid():
-        composite_delete(
-            composite=composite, actor=request.user, reason=form.cleaned_data["reason"]
-        )
-        messages.success(request, "Composite deleted; its memories are unchanged.")
-        return redirect("composites:index")
+        try:
+            composite_delete(
+                composite=composite,
+                actor=request.user,
+                reason=form.cleaned_data["reason"],
+                expected_fingerprint=form.cleaned_data["fingerprint"],
+            )
+        except CompositeChanged as changed:
+            form.add_error(None, changed)
+            composite = get_object_or_404(composites, pk=pk)  # as the refusal found it
+            status = 409
+        else:
+            messages.success(request, "Composite deleted; its memories are unchanged.")
+            return redirect("composites:index")
     context = {
         "composite": composite,
         "form": form,
+        "fingerprint": composite_fingerprint(composite),
         "member_count": composite.members.count(),
         "snapshot_count": composite.reference_sets.count(),
     }
-    return render(request, "composites/delete.html", context, status=400 if form.errors else 200)
+    return render(request, "composites/delete.html", context, status=status)

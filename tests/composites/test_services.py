@@ -7,11 +7,13 @@ from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite, CompositeMember
 from memadmin.composites.reference_services import reference_set_freeze
 from memadmin.composites.services import (
+    CompositeChanged,
     composite_create,
     composite_cursor_advance,
     composite_cursor_back,
     composite_cursor_set,
     composite_delete,
+    composite_fingerprint,
     composite_member_add,
     composite_member_move,
     composite_member_remove,
@@ -226,6 +228,22 @@ def test_the_cursor_reset_is_recorded_with_the_type_change(steps):
         "Steps again",
         {"type": ["theme", "sequence"], "cursor": [2, 0]},
     )
+
+
+def test_delete_refuses_a_composite_changed_since_it_was_confirmed(steps):
+    """A fingerprint that no longer matches deletes nothing; the current one deletes."""
+    composite = composite_create(head=steps[0], type="theme", members=steps[1:3], actor="agent")
+    seen = composite_fingerprint(composite)
+    composite_member_add(composite=composite, members=[steps[3]], actor="agent")
+    events = AuditEvent.objects.count()
+    with pytest.raises(CompositeChanged, match="Nothing was deleted"):
+        composite_delete(composite=composite, actor="agent", expected_fingerprint=seen)
+    assert CompositeMember.objects.filter(composite=composite).count() == 3
+    assert AuditEvent.objects.count() == events
+    current = composite_fingerprint(composite)
+    assert current != seen
+    composite_delete(composite=composite, actor="agent", expected_fingerprint=current)
+    assert not Composite.objects.exists()
 
 
 def test_delete_removes_members_but_not_memories(steps):

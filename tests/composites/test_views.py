@@ -1,6 +1,7 @@
 """The composites pages: list with thumbnails and filters, the composite page, its actions."""
 
 import json
+import re
 
 import pytest
 from django.db import connection
@@ -10,7 +11,16 @@ from django.urls import reverse
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite, ReferenceSet
 from memadmin.composites.reference_services import reference_set_freeze
-from memadmin.composites.services import composite_create, composite_member_add
+from memadmin.composites.services import (
+    composite_create,
+    composite_cursor_advance,
+    composite_member_add,
+    composite_member_move,
+    composite_member_remove,
+    composite_set_title,
+    composite_set_type,
+)
+from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 
@@ -318,6 +328,64 @@ def test_a_too_long_why_is_refused_and_nothing_is_deleted(client_as, sequence):
     assert "Keep the reason to 500 characters at most." in response.content.decode()
     assert Composite.objects.filter(pk=sequence.pk).exists()
     assert not deleted_events().exists()
+
+
+def confirm_delete(client, page, **data):
+    """Post a delete confirmation page's form, as the person would."""
+    hidden = dict(re.findall(r'type="hidden" name="(\w+)" value="([^"]*)"', page.content.decode()))
+    return client.post(page.wsgi_request.path, {**hidden, **data})
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda c, steps: composite_member_add(composite=c, members=[steps[4]], actor="agent"),
+        lambda c, steps: composite_member_remove(composite=c, member=steps[2], actor="agent"),
+        lambda c, steps: composite_member_move(
+            composite=c, member=steps[3], position=0, actor="agent"
+        ),
+        lambda c, steps: composite_set_type(composite=c, type="theme", actor="agent"),
+        lambda c, steps: composite_set_title(composite=c, title="Old SOP", actor="agent"),
+        lambda c, steps: composite_cursor_advance(composite=c, actor="agent"),
+        lambda c, steps: memory_merge(
+            memories=[steps[0], steps[5]], content="Merged head.", reason="", actor="agent"
+        ),
+    ],
+    ids=["member added", "member removed", "member moved", "type", "title", "cursor", "head"],
+)
+def test_a_composite_changed_since_the_confirmation_is_not_deleted(
+    client_as, sequence, steps, change
+):
+    """The page comes back as the composite is now, saying so, the why kept; nothing deleted."""
+    client = client_as("editor")
+    page = client.get(reverse("composites:delete", args=[sequence.pk]))
+    change(sequence, steps)
+    events = AuditEvent.objects.count()
+    refused = confirm_delete(client, page, reason="Folded <b>into</b> the runbook.")
+    body = refused.content.decode()
+    assert refused.status_code == 409
+    assert 'role="alert"' in body and "Someone else changed this composite" in body
+    assert "Nothing was deleted" in body
+    assert "Folded &lt;b&gt;into&lt;/b&gt; the runbook.</textarea>" in body
+    sequence.refresh_from_db()
+    assert f'<span class="badge type-{sequence.type}">' in body
+    assert f"<dt>Members</dt><dd>{sequence.members.count()}</dd>" in body
+    assert f"#{sequence.head.display_id}</a>" in body
+    assert Composite.objects.filter(pk=sequence.pk).exists()
+    assert (AuditEvent.objects.count(), deleted_events().exists()) == (events, False)
+    done = confirm_delete(client, refused, reason="Folded into the runbook.")
+    assert done.status_code == 302
+    assert not Composite.objects.filter(pk=sequence.pk).exists()
+    assert deleted_events().get().reason == "Folded into the runbook."
+
+
+def test_an_unchanged_composite_is_deleted_as_confirmed(client_as, sequence):
+    """The fingerprint holds while nothing changes, a freeze included."""
+    client = client_as("editor")
+    page = client.get(reverse("composites:delete", args=[sequence.pk]))
+    reference_set_freeze(composite=sequence, actor="agent")
+    assert confirm_delete(client, page).status_code == 302
+    assert not Composite.objects.filter(pk=sequence.pk).exists()
 
 
 def test_a_viewer_can_neither_see_nor_post_the_confirmation(client_as, sequence):
