@@ -16,8 +16,9 @@ theme header above both.
 """
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -118,40 +119,91 @@ class UnreachedGroup(NamedTuple):
     tokens: int
 
 
-class HeaderMap:
-    """The map of one project: roots, each node's details, and what no header reaches."""
+class MapGraph:
+    """The map's graph over the ids of a project's live memories: no text, no categories.
 
-    def __init__(self, memories: Iterable[MapMemory], composites: Iterable[LedgerComposite]):
-        self.memories = MapMemories(memories)
-        live = self.memories.tokens  # a plain dict: the fastest test of "is it live"
+    It answers everything that depends on the composites alone (details, types, layers,
+    roots, what no header reaches), so a fragment can read the text of the few memories it
+    shows and still draw them as the whole map does. What a fragment does not ask for (the
+    roots, the memories in no composite) is worked out on first use.
+    """
+
+    def __init__(self, live: Collection[int], composites: Iterable[LedgerComposite]):
+        self._live = live
         composites = sorted(composites, key=attrgetter("id"))
-        self._details = CompositeIndex(composites, live).members_of
-        self._types: dict[int, list[str]] = {}
+        self.details = CompositeIndex(composites, live).members_of
+        self.types: dict[int, list[str]] = {}
         for composite in composites:
             if composite.head_id in live:
-                types = self._types.setdefault(composite.head_id, [])
+                types = self.types.setdefault(composite.head_id, [])
                 if composite.type not in types:
                     types.append(composite.type)
-        headers = self._details.keys()
-        in_graph = set(headers)
-        for members in self._details.values():
+
+    @cached_property
+    def _in_graph(self) -> set[int]:
+        in_graph = set(self.details)
+        for members in self.details.values():
             in_graph.update(members)
-        self._detail_ids = in_graph - headers
-        self._unreached = sorted(live.keys() - in_graph)
+        return in_graph
+
+    @cached_property
+    def detail_ids(self) -> set[int]:
+        """Return the ids of the memories that are details and head nothing."""
+        return self._in_graph - self.details.keys()
+
+    @cached_property
+    def unreached(self) -> list[int]:
+        """Return the ids of the live memories in no composite, in order."""
+        live = self._live.keys() if isinstance(self._live, Mapping) else self._live
+        return sorted(live - self._in_graph)
+
+    @cached_property
+    def roots(self) -> list[int]:
+        """Return the ids of the headers no other header reaches, in order."""
+        headers = self.details.keys()
         # Which headers are roots depends on the edges between headers only: walking the
         # details that head nothing (most of the map) would change no answer.
-        self._header_details = {
+        header_details = {
             head: tuple([member for member in members if member in headers])
-            for head, members in self._details.items()
+            for head, members in self.details.items()
         }
-        self._roots = sorted(top_level(sorted(headers), self._header_details))
+        return sorted(top_level(sorted(headers), header_details))
 
     def layer(self, memory_id: int) -> str:
         """Return a memory's layer, read from its details alone (nothing below is walked)."""
-        headers = self._header_details.get(memory_id)
-        if headers is None:
+        details = self.details.get(memory_id)
+        if details is None:
             return DETAIL
-        return THEME_HEADER if headers else CATEGORY_HEADER
+        headers = self.details
+        return THEME_HEADER if any(member in headers for member in details) else CATEGORY_HEADER
+
+    def shown_by_details(self, memory_id: int) -> set[int]:
+        """Return the ids the details of a node show: each detail and every memory below it."""
+        seen: set[int] = set()
+        reach(self.details.get(memory_id, ()), self.details, seen)
+        return seen
+
+
+class HeaderMap:
+    """The map of one project: roots, each node's details, and what no header reaches.
+
+    Built from `composites`, the graph is over the `memories` given, every live memory of
+    the project. Given a `graph` built over every live memory's id instead, `memories` can
+    be fewer: those a fragment shows (for `details`, those `shown_by_details` names).
+    """
+
+    def __init__(
+        self,
+        memories: Iterable[MapMemory],
+        composites: Iterable[LedgerComposite] = (),
+        *,
+        graph: MapGraph | None = None,
+    ):
+        self.memories = MapMemories(memories)
+        # A plain dict of the live memories: the fastest test of "is it live".
+        self.graph = MapGraph(self.memories.tokens, composites) if graph is None else graph
+        self._details = self.graph.details
+        self.layer = self.graph.layer
 
     def node(self, memory_id: int) -> MapNode:
         """Return the node of a live memory; raise KeyError for any other id."""
@@ -164,7 +216,7 @@ class HeaderMap:
         return MapNode(
             memory=memory,
             layer=self.layer(memory_id),
-            types=tuple(self._types.get(memory_id, ())),
+            types=tuple(self.graph.types.get(memory_id, ())),
             details=len(details),
             reach_count=len(seen),
             reach_tokens=sum([tokens[i] for i in seen]),
@@ -177,7 +229,7 @@ class HeaderMap:
         the roots it shows only.
         """
         category, layer = self.memories.category, self.layer
-        return sorted(self._roots, key=lambda i: (layer(i) != THEME_HEADER, category[i], i))
+        return sorted(self.graph.roots, key=lambda i: (layer(i) != THEME_HEADER, category[i], i))
 
     def roots(self) -> list[MapNode]:
         """Return the top-level headers as nodes, in `root_ids` order."""
@@ -189,33 +241,33 @@ class HeaderMap:
 
     def unreached(self, category: str | None = None) -> list[MapMemory]:
         """Return the live memories in no composite (of one category if given), by id."""
-        memories = self.memories
+        memories, unreached = self.memories, self.graph.unreached
         if category is None:
-            return [memories[i] for i in self._unreached]
+            return [memories[i] for i in unreached]
         of = memories.category
-        return [memories[i] for i in self._unreached if of[i] == category]
+        return [memories[i] for i in unreached if of[i] == category]
 
     def unreached_groups(self) -> list[UnreachedGroup]:
         """Return, by category name, how many memories no header reaches and their tokens."""
         counts: Counter[str] = Counter()
         tokens: Counter[str] = Counter()
         category, size = self.memories.category, self.memories.tokens
-        for memory_id in self._unreached:
+        for memory_id in self.graph.unreached:
             counts[category[memory_id]] += 1
             tokens[category[memory_id]] += size[memory_id]
         return [UnreachedGroup(name, counts[name], tokens[name]) for name in sorted(counts)]
 
     def summary(self) -> dict:
         """Return the headline counts: headers, details, unreached memories, and their tokens."""
-        headers, details = self._details.keys(), self._detail_ids
-        tokens = self.memories.tokens
+        headers, details = self._details.keys(), self.graph.detail_ids
+        unreached, tokens = self.graph.unreached, self.memories.tokens
         return {
             "memories": len(tokens),
             "headers": len(headers),
             "details": len(details),
-            "roots": len(self._roots),
-            "unreached": len(self._unreached),
+            "roots": len(self.graph.roots),
+            "unreached": len(unreached),
             "header_tokens": sum([tokens[i] for i in headers]),
             "detail_tokens": sum([tokens[i] for i in details]),
-            "unreached_tokens": sum([tokens[i] for i in self._unreached]),
+            "unreached_tokens": sum([tokens[i] for i in unreached]),
         }

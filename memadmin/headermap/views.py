@@ -6,9 +6,12 @@ the page links swap the tree section only, opening a node fetches its details
 list (`unreached`). Without JavaScript, each "show" link reloads the page with that node
 in `?open=` or that category in `?unreached=`, so what is open is rendered on the server;
 every link keeps the page of roots, the open nodes and the category shown.
+
+The page reads the whole map; the two fragments read the map's graph by ids and the text
+of what they show only (`header_map_below`, `unreached_memories`), and draw it the same.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from urllib.parse import urlencode
@@ -25,9 +28,9 @@ from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.forms import ProjectChoiceForm
 from memadmin.memories.models import Project
 
-from .selectors import header_map
+from .selectors import header_map, header_map_below, unreached_memories
 from .stale_selectors import stale_header_ids
-from .tree import HeaderMap, MapNode, UnreachedGroup
+from .tree import HeaderMap, MapMemory, MapNode, UnreachedGroup
 
 MAX_OPEN = 200
 ROOTS_PER_PAGE = 100
@@ -211,11 +214,9 @@ def unreached_anchor(category: str) -> str:
     return f"map-unreached-{slugify(category)}"
 
 
-def _unreached_list(tree: HeaderMap, place: MapPlace) -> UnreachedList:
-    """Return the list page of `place` (the last if past it) of its category's memories."""
-    page = Paginator(tree.unreached(place.unreached), UNREACHED_PER_PAGE).get_page(
-        place.unreached_page
-    )
+def _unreached_list(memories: Sequence[MapMemory], place: MapPlace) -> UnreachedList:
+    """Return the list page of `place` (the last if past it) of its category's `memories`."""
+    page = Paginator(memories, UNREACHED_PER_PAGE).get_page(place.unreached_page)
     anchor = unreached_anchor(place.unreached)
     links = {}
     for name, there in (("previous", page.has_previous()), ("next", page.has_next())):
@@ -243,7 +244,11 @@ def _unreached_rows(
             UnreachedGroupRow(
                 group=group,
                 anchor=anchor,
-                shown=_unreached_list(tree, place) if group.category == place.unreached else None,
+                shown=(
+                    _unreached_list(tree.unreached(place.unreached), place)
+                    if group.category == place.unreached
+                    else None
+                ),
                 show_url=f"{at.url()}#{anchor}",
                 fragment_url=at.url("headermap:unreached"),
             )
@@ -320,7 +325,7 @@ def unreached(request: HtmxHttpRequest) -> HttpResponse:
         raise Http404("Name the category to list: ?unreached=<category>.")
     if not request.htmx:
         return redirect(f"{place.url()}#{unreached_anchor(place.unreached)}")
-    shown = _unreached_list(header_map(project), place)
+    shown = _unreached_list(unreached_memories(project, place.unreached), place)
     return render(request, "headermap/index.html#unreached-list", {"unreached": shown})
 
 
@@ -339,8 +344,8 @@ def node_details(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if not request.htmx:
         anchor = "map-node-" + "-".join(map(str, path))
         return redirect(f"{place.url()}#{anchor}")
-    tree = header_map(project)
-    if pk not in tree.memories:
+    tree = header_map_below(project, pk)  # the text of what the details show, no more
+    if tree is None:
         raise Http404("That memory is not live in this project.")
     urls = _Urls(place)
     closed = _Urls(replace(place, open_ids=frozenset()), set(stale_header_ids(project)))

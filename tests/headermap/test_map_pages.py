@@ -7,7 +7,8 @@ from django.urls import reverse
 
 from memadmin.composites.services import composite_create
 from memadmin.headermap import views
-from memadmin.memories.services import memory_create
+from memadmin.headermap.selectors import header_map, header_map_below, unreached_memories
+from memadmin.memories.services import memory_create, memory_update
 
 pytestmark = pytest.mark.django_db
 
@@ -245,3 +246,147 @@ def test_queries_do_not_grow_with_the_map(
         client.get(MAP, query | opened)
     assert _queries(client, MAP, query | opened) == small
     assert _queries(client, UNREACHED, query, HTTP_HX_REQUEST="true") <= small
+
+
+@pytest.fixture
+def tangled(project):
+    """Return a map with every case a fragment must draw as the whole map does.
+
+    A theme header with two composites over two category headers that share a detail;
+    an archived member; a ring of two headers; an archived head over a live memory; a
+    header whose only member is archived; loose memories of two categories, one of them
+    with text the UTF-16 count sizes apart from its length.
+    """
+
+    def make(name, category="OPS_RULES"):
+        text = f"{name} memory text{' 🧭' * len(name)}."
+        return memory_create(project=project, category=category, content=text, actor="agent")
+
+    m = {name: make(name) for name in ("theme", "ops", "env", "d1", "d2", "shared", "gone")}
+    m |= {name: make(name, "ENV_STATE") for name in ("ring1", "ring2", "d5", "dead", "orphan")}
+    m |= {name: make(name, "ENV_STATE") for name in ("lonely", "gone2")}
+    m |= {f"loose{n}": make(f"loose{n}", ("ENV_STATE", "INCIDENTS")[n % 2]) for n in range(7)}
+    for head, type, members in (
+        ("theme", "theme", ["ops", "env"]),
+        ("theme", "sequence", ["d1", "env"]),
+        ("ops", "sequence", ["d1", "d2", "shared"]),
+        ("env", "theme", ["shared", "gone"]),
+        ("ring1", "theme", ["ring2"]),
+        ("ring2", "sequence", ["ring1", "d5"]),
+        ("dead", "theme", ["orphan"]),
+        ("lonely", "theme", ["gone2"]),
+    ):
+        composite_create(head=m[head], type=type, members=[m[n] for n in members], actor="agent")
+    for name in ("gone", "dead", "gone2"):
+        memory_update(memory=m[name], status="archived", actor="agent")
+    return m
+
+
+def _whole_map_fragments(monkeypatch):
+    """Make the fragments read the whole map, as they did before reading only what they show."""
+
+    def below(project, memory_id):
+        tree = header_map(project)
+        return tree if memory_id in tree.memories else None
+
+    monkeypatch.setattr(views, "header_map_below", below)
+    monkeypatch.setattr(
+        views,
+        "unreached_memories",
+        lambda project, category: header_map(project).unreached(category),
+    )
+
+
+def _fragments(client, project, memories) -> list[tuple[int, bytes]]:
+    """Return the status and body of every node's details and every unreached list page."""
+    answers = []
+    for memory in memories:
+        for path in (str(memory.pk), f"{memories[0].pk}.{memory.pk}"):
+            query = {"project": project.pk, "path": path, "page": 2, "unreached": "INCIDENTS"}
+            response = client.get(
+                reverse("headermap:details", args=[memory.pk]), query, HTTP_HX_REQUEST="true"
+            )
+            answers.append((response.status_code, response.content))
+    for category in ("ENV_STATE", "INCIDENTS", "OPS_RULES", "UNKNOWN"):
+        for page in ("1", "2", "3", "99", "x"):
+            query = {"project": project.pk, "unreached": category, "unreached_page": page}
+            response = client.get(UNREACHED, query | {"open": [1, 2]}, HTTP_HX_REQUEST="true")
+            answers.append((response.status_code, response.content))
+    return answers
+
+
+def test_fragments_read_only_what_they_show_and_draw_what_the_whole_map_draws(
+    client_as, project, tangled, small_pages, monkeypatch
+):
+    """Every node's details and unreached list page is byte for byte what the whole map gives."""
+    client = client_as("viewer")
+    memories = sorted(tangled.values(), key=lambda memory: memory.pk)
+    shown = _fragments(client, project, memories)
+    _whole_map_fragments(monkeypatch)
+    assert shown == _fragments(client, project, memories)
+    assert {status for status, _ in shown} == {200, 404}  # archived memories have no details
+    assert any(b"ring" in body and b"shown above" not in body for _, body in shown)
+    assert any(b"loose" in body for _, body in shown)
+
+
+def test_the_part_of_the_map_a_node_reads_gives_the_whole_maps_details(project, tangled):
+    """A node's details, read with the text below them only, are the whole map's nodes."""
+    whole = header_map(project)
+    for memory in tangled.values():
+        below = header_map_below(project, memory.pk)
+        if memory.pk not in whole.memories:
+            assert below is None
+            continue
+        assert below.details(memory.pk) == whole.details(memory.pk)
+        assert set(below.memories) == whole.graph.shown_by_details(memory.pk)
+
+
+def test_a_categorys_unreached_memories_are_the_whole_maps(project, tangled):
+    """The unreached memories of a category, read a page at a time, are those of the whole map."""
+    whole = header_map(project)
+    for category in ("ENV_STATE", "INCIDENTS", "OPS_RULES"):
+        memories = unreached_memories(project, category)
+        assert memories[0 : len(memories)] == whole.unreached(category)
+        assert memories[2:4] == whole.unreached(category)[2:4]
+    assert [m.content for m in unreached_memories(project, "ENV_STATE")[0:9]] == [
+        f"{name} memory text{' 🧭' * len(name)}."
+        for name in ("orphan", "loose0", "loose2", "loose4", "loose6")
+    ]
+
+
+def test_fragments_read_in_constant_queries(
+    client_as, project, make_roots, make_loose, small_pages, django_assert_max_num_queries
+):
+    """A node's details and a page of unreached memories cost the same queries on a bigger map."""
+    client = client_as("viewer")
+    roots = make_roots(1)
+    make_loose(1)
+    details = reverse("headermap:details", args=[roots[0].pk])
+    node = {"project": project.pk, "path": str(roots[0].pk)}
+    unreached = {"project": project.pk, "unreached": "ENV_STATE"}
+    small = (
+        _queries(client, details, node, HTTP_HX_REQUEST="true"),
+        _queries(client, UNREACHED, unreached, HTTP_HX_REQUEST="true"),
+    )
+    make_roots(9, start=1)
+    make_loose(6, start=1)
+    with django_assert_max_num_queries(9):
+        client.get(details, node, HTTP_HX_REQUEST="true")
+    with django_assert_max_num_queries(9):
+        client.get(UNREACHED, unreached | {"unreached_page": 2}, HTTP_HX_REQUEST="true")
+    assert _queries(client, details, node, HTTP_HX_REQUEST="true") == small[0]
+    assert _queries(client, UNREACHED, unreached, HTTP_HX_REQUEST="true") == small[1]
+
+
+def test_a_node_reads_what_it_shows_in_batches_where_the_database_takes_few_parameters(
+    project, tangled, monkeypatch
+):
+    """Where a query takes few parameters, the memories below a node are read in several."""
+    # A property: it wins over the value a backend has cached on its features.
+    monkeypatch.setattr(type(connection.features), "max_query_params", property(lambda _: 5))
+    theme, whole = tangled["theme"], header_map(project)
+    with CaptureQueriesContext(connection) as captured:
+        details = header_map_below(project, theme.pk).details(theme.pk)
+    assert details == whole.details(theme.pk)
+    assert len(whole.graph.shown_by_details(theme.pk)) == 5
+    assert len(captured) == 3 + 3  # live ids, members, composites; 5 memories, 2 a query

@@ -10,6 +10,7 @@ from memadmin.headermap.tree import (
     DETAIL,
     THEME_HEADER,
     HeaderMap,
+    MapGraph,
     MapMemory,
     UnreachedGroup,
 )
@@ -144,3 +145,21 @@ def test_roots_are_those_the_whole_graph_gives(edges):
     in_graph = set(details).union(*details.values())
     expected = top_level(sorted(in_graph), details) & details.keys()
     assert sorted(tree.root_ids()) == sorted(expected)
+
+
+@given(EDGES, st.sets(st.integers(1, 12)))
+def test_a_map_of_what_a_nodes_details_show_draws_them_as_the_whole_map(edges, dead):
+    """Over the graph of every live id, the memories a node's details show are enough to draw them.
+
+    Layers, types, counts and tokens of the details agree with the whole map's, whatever
+    the rings, dead heads and self-members; the memories in no composite agree too.
+    """
+    composites = [composite(n, head, *members) for n, (head, members) in enumerate(edges, 1)]
+    live = [i for i in range(1, 13) if i not in dead]
+    whole = build(composites, ids=live)
+    graph = MapGraph(set(live), composites)
+    assert graph.unreached == [m.id for m in whole.unreached()]
+    for memory_id in live:
+        shown = graph.shown_by_details(memory_id)
+        part = HeaderMap([memory(i) for i in live if i in shown], graph=graph)
+        assert part.details(memory_id) == whole.details(memory_id)
