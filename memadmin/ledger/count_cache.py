@@ -1,6 +1,6 @@
 """Token counts kept in the database, so a preview counts each text once, ever.
 
-A count is stored under a 64-bit key (`text_key`) of the counter's label (its name and
+A count is stored under a 64-bit key (`text_keys`) of the counter's label (its name and
 version: `claude@1.0.6`, so a new ai-tokenizer never answers with an old one's counts)
 and the exact text. `counts_for(counter, texts)` reads every count a ledger needs in one
 query and hands back a counter that knows them; counts it has to make are written in bulk
@@ -20,7 +20,6 @@ from collections.abc import Iterable
 import xxhash
 from django.db import connection
 
-from memadmin.core.ledger import LedgerComposite, LedgerMemory, PreparedStore
 from memadmin.core.tokens import TokenCounter
 
 from .models import TokenCount
@@ -47,18 +46,13 @@ def text_keys(label: str, texts: Iterable[str]) -> list[int]:
     return [_xxh3_64(text.encode("utf-8", "surrogatepass"), seed) - _SIGNED for text in texts]
 
 
-def text_key(label: str, text: str) -> int:
-    """Return the key of one text under a counter's label (see `text_keys`)."""
-    return text_keys(label, (text,))[0]
-
-
 class CountStore:
     """One counter's stored counts: read by key in one query, new ones written by `save`."""
 
     def __init__(self, counter: TokenCounter):
         """Serve the counts of `counter` (under its `cache_label`)."""
         self.label = cache_label(counter)
-        self._unsaved: dict[int, int] = {}
+        self._unsaved: dict[str, int] = {}
 
     def read(self, texts: list[str]) -> list[int | None]:
         """Return the stored count of each text (None where there is none), in one query."""
@@ -74,7 +68,7 @@ class CountStore:
 
     def keep(self, text: str, count: int) -> None:
         """Remember a count made here, to be written by `save`."""
-        self._unsaved[text_key(self.label, text)] = count
+        self._unsaved[text] = count
 
     def save(self) -> int:
         """Write the counts kept since the last save, skipping any another request wrote first.
@@ -83,9 +77,10 @@ class CountStore:
         """
         if not self._unsaved:
             return 0
+        keys = text_keys(self.label, self._unsaved)
         rows = [
             TokenCount(key=key, counter=self.label, count=count)
-            for key, count in self._unsaved.items()
+            for key, count in zip(keys, self._unsaved.values(), strict=True)
         ]
         TokenCount.objects.bulk_create(rows, batch_size=WRITE_BATCH, ignore_conflicts=True)
         self._unsaved.clear()
@@ -198,16 +193,3 @@ def counts_for(counter: TokenCounter, texts: Iterable[str]) -> tuple[PreloadedCo
             (text, count) for text, count in zip(unknown, counts, strict=True) if count is not None
         )
     return PreloadedCounter(counter, store, by_text), store
-
-
-def ledger_texts(
-    memories: list[LedgerMemory], composites: Iterable[LedgerComposite], *, now_ms: int
-) -> list[str]:
-    """Return every text an assembly of these memories counts, in either mode.
-
-    That is the wrapper, the tags of each category, each memory's line as plugin mode
-    renders it and, for a header with eligible details, its line as headers mode renders it
-    (see `PreparedStore.texts`; a caller that assembles too should prepare the store once
-    and ask it).
-    """
-    return PreparedStore(memories, composites, now_ms=now_ms).texts()

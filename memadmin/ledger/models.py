@@ -20,7 +20,7 @@ class TextKeyField(models.BigIntegerField):
 class TokenCount(models.Model):
     """How many tokens a counter finds in one exact text.
 
-    `key` is `count_cache.text_key` of the counter's label (name and version, such as
+    `key` is `count_cache.text_keys` of the counter's label (name and version, such as
     `claude@1.0.6`) and the text; `counter` repeats the label, so one counter's rows can be
     told apart. A cache, not a record: any row can be dropped and is counted again on the
     next preview. Nothing in it is audited.

@@ -4,14 +4,13 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from memadmin.core.ledger import PreparedStore
 from memadmin.core.tokens import HeuristicCounter
 from memadmin.ledger.count_cache import (
     CountStore,
     cache_label,
     counts_for,
     forget_counts,
-    ledger_texts,
-    text_key,
     text_keys,
 )
 from memadmin.ledger.counters import CounterChoice
@@ -121,11 +120,11 @@ def test_text_keys_are_signed_64_bit_and_tell_texts_and_counters_apart():
     """Keys fit a signed 64-bit column, are stable, and differ for near texts and labels."""
     texts = ["", "a", "b", "a ", "é", "e\u0301", "\ud800", "\udc00", "🙂", "x" * 10_000]
     keys = text_keys("claude@1.0.6", texts)
-    assert keys == [text_key("claude@1.0.6", text) for text in texts]
+    assert keys == [text_keys("claude@1.0.6", [text])[0] for text in texts]
     assert len(set(keys)) == len(texts)
     assert all(-(2**63) <= key < 2**63 for key in keys)
-    assert text_key("heuristic", "hello") == text_key("heuristic", "hel" + "lo")
-    assert text_key("claude@1.0.6", "hello") != text_key("claude@1.0.7", "hello")
+    assert text_keys("heuristic", ["hello"]) == text_keys("heuristic", ["hel" + "lo"])
+    assert text_keys("claude@1.0.6", ["hello"]) != text_keys("claude@1.0.7", ["hello"])
 
 
 def test_saving_a_count_another_request_wrote_first_is_harmless():
@@ -156,7 +155,8 @@ def test_the_predicted_texts_are_every_text_an_assembly_counts(project, sop):
     inputs = ledger_inputs(project)
     recorder = RecordingCounter()
     ledger_preview(project, budget=4000, counter=CounterChoice(recorder), now_ms=NOW)
-    assert set(recorder.texts) <= set(ledger_texts(inputs.memories, inputs.composites, now_ms=NOW))
+    prepared = PreparedStore(inputs.memories, inputs.composites, now_ms=NOW)
+    assert set(recorder.texts) <= set(prepared.texts())
     forget_counts()
     again = RecordingCounter()
     preview = ledger_preview(project, budget=4000, counter=CounterChoice(again), now_ms=NOW)
@@ -176,7 +176,8 @@ def test_a_warm_preview_reads_counts_in_one_query(project, sop):
 
 
 def _store(text: str, count: int, label: str = "heuristic") -> None:
-    TokenCount.objects.create(key=text_key(label, text), counter=label, count=count)
+    (key,) = text_keys(label, [text])
+    TokenCount.objects.create(key=key, counter=label, count=count)
 
 
 def test_a_read_pairs_each_text_with_its_own_count():
