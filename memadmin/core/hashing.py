@@ -3,12 +3,16 @@
 import hashlib
 import re
 
-_WHITESPACE = re.compile(r"\s+")
+# What JavaScript's `\s` and `trim()` treat as white space (ECMAScript's WhiteSpace and
+# LineTerminator), the plugin's `content.toLowerCase().replace(/\s+/g, " ").trim()`. Python's
+# `\s` differs: it takes U+001C to U+001F and U+0085 too, and not U+FEFF.
+_JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_WHITESPACE = re.compile(f"[{_JS_WHITESPACE}]+")
 
 
 def normalize_content(content: str) -> str:
     """Return the content lower-cased, each run of whitespace folded to one space, trimmed."""
-    return _WHITESPACE.sub(" ", content.lower()).strip()
+    return _WHITESPACE.sub(" ", content.lower()).strip(" ")
 
 
 def normalized_hash(content: str) -> str:
