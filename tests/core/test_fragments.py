@@ -254,3 +254,38 @@ def test_applied_boundaries_are_valid_or_refused(text, boundaries):
     assert len(fragments) == len(boundaries) + 1
     assert all(fragment.text.strip() for fragment in fragments)
     assert non_whitespace("".join(text[f.start : f.end] for f in fragments)) == non_whitespace(text)
+
+
+@pytest.mark.parametrize("by", ["auto", "paragraphs", "items", "headings"])
+def test_a_code_fence_that_never_closes_runs_to_the_end(by):
+    """A fence never closed keeps everything after it, blank lines and markers, in its block."""
+    block = "```\ncode\n\n- not an item\n\n# not a heading\n\nstill code"
+    expected = [f"Intro.\n\n{block}"] if by == "headings" else ["Intro.", block]
+    assert texts(by, "Intro.\n\n" + block) == expected
+
+
+@pytest.mark.parametrize(
+    ("closing", "closes"),
+    [
+        ("```", True),
+        ("````", True),  # a longer fence of the same character closes
+        ("   ```  ", True),  # up to three spaces before, spaces after
+        ("~~~", False),  # the other character does not
+        ("``", False),  # neither does a shorter fence (not a fence at all)
+        ("``` sh", False),  # nor one with text after it
+    ],
+)
+def test_what_closes_a_code_fence(closing, closes):
+    """A block closes at a fence of its character, at least as long, with nothing after it;
+    after it, the text that follows is a fragment of its own."""
+    text = f"Intro.\n\n```\ncode\n\n{closing}\n\nAfter."
+    if closes:
+        assert texts("paragraphs", text) == ["Intro.", f"```\ncode\n\n{closing.rstrip()}", "After."]
+    else:
+        assert texts("paragraphs", text) == ["Intro.", f"```\ncode\n\n{closing}\n\nAfter."]
+
+
+def test_a_longer_opening_fence_needs_as_long_a_closing_one():
+    """A block opened by four backticks is not closed by three."""
+    text = "Intro.\n\n````\ncode\n\n```\n\nAfter.\n\n````\n\nEnd."
+    assert texts("paragraphs", text) == ["Intro.", "````\ncode\n\n```\n\nAfter.\n\n````", "End."]

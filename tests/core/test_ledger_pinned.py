@@ -1,0 +1,179 @@
+"""Fixed examples at the ledger's edges, each worked out by hand with one token a character.
+
+Costs with the character counter: the wrapper ``<project-memory>\\n</project-memory>`` is 34,
+a category's tags ``<PROJECT_RULES>\\n`` and ``</PROJECT_RULES>\\n`` are 33, and a line
+``#id: content\\n`` is its length plus the newline.
+"""
+
+import pytest
+
+from memadmin.core.ledger import LedgerComposite, LedgerError, LedgerRows, assemble, render
+
+from .test_ledger_plugin import CHARS, NOW, memory, run
+
+WRAPPER, TAGS = 34, 33
+
+
+def line_cost(memory_id: int, content: str) -> int:
+    return len(f"#{memory_id}: {content}\n")
+
+
+def test_a_memory_that_opens_its_category_and_exactly_fills_the_budget_is_injected():
+    """Admission is ``used + cost <= budget``: an exact fit, tags included, is in."""
+    content = "a" * 466
+    budget = WRAPPER + TAGS + line_cost(12, content)
+    assert budget == 539
+    exact = run([memory(12, content)], budget=budget)
+    assert exact.injected_ids == [12]
+    assert exact.used_tokens == budget
+    short = run([memory(12, content)], budget=budget - 1)
+    assert short.injected_ids == []
+    assert short.rows[0].reason == "over budget"
+
+
+def test_a_memory_that_exactly_fills_what_its_open_category_left_is_injected():
+    """A memory whose category is already open fits when its line alone fills the rest."""
+    first, second = "a" * 400, "b" * 50
+    budget = WRAPPER + TAGS + line_cost(12, first) + line_cost(13, second)
+    assert budget == 529
+    assert run([memory(12, first), memory(13, second)], budget=budget).injected_ids == [12, 13]
+    assert run([memory(12, first), memory(13, second)], budget=budget - 1).injected_ids == [12]
+
+
+@pytest.mark.parametrize(
+    ("content", "line"),
+    [
+        ("a < b", "#7: a &lt; b"),
+        ("a > b", "#7: a &gt; b"),
+        ("R&D", "#7: R&amp;D"),
+        ("<b>&</b>", "#7: &lt;b&gt;&amp;&lt;/b&gt;"),
+        ("plain", "#7: plain"),
+    ],
+)
+def test_each_of_amp_lt_gt_is_escaped_even_alone(content, line):
+    """A memory's line escapes ``&``, ``<`` and ``>``, also when only one of them occurs."""
+    assert render.memory_line(7, content) == line
+    assert f"\n{line}\n" in run([memory(7, content)]).rendered
+
+
+def test_a_source_name_is_escaped_and_shown_in_brackets():
+    """A source name appears in brackets after the id, escaped like content."""
+    assert render.memory_line(7, "x", "a<b") == "#7 [a&lt;b]: x"
+
+
+def test_rows_compare_equal_only_when_every_row_is_equal():
+    """Rows of the same length that differ in one row are not equal; a list compares too."""
+    one = run([memory(1, "first"), memory(2, "second")]).rows
+    same = run([memory(1, "first"), memory(2, "second")]).rows
+    other = run([memory(1, "first"), memory(2, "other text")]).rows
+    assert isinstance(one, LedgerRows)
+    assert one == same
+    assert one == list(same)
+    assert len(one) == len(other)
+    assert one != other
+    assert one != list(other)
+    assert one != list(same)[:1]
+    assert one != "rows"
+
+
+def test_an_id_given_twice_is_named_even_when_it_is_not_the_first():
+    """The duplicate check names the id that repeats, wherever it is in the list."""
+    with pytest.raises(LedgerError, match=r"^Memory #2 is given twice; ids must be unique\.$"):
+        run([memory(1), memory(2), memory(3), memory(2, "again")])
+
+
+def test_the_json_of_a_result_pins_every_key():
+    """``to_json()`` has every field of the result, its coverage and each of its rows."""
+    result = assemble(
+        [
+            memory(12, "a" * 400),
+            memory(13, "b" * 50),
+            memory(40, "c" * 10, category="CONSTRAINTS", status="archived"),
+        ],
+        budget=4000,
+        counter=CHARS,
+        mode="plugin",
+        now_ms=NOW,
+        tie_break="id",
+    )
+    data = result.to_json()
+    rendered = data.pop("rendered")
+    assert rendered == (
+        "<project-memory>\n<PROJECT_RULES>\n#12: "
+        + "a" * 400
+        + "\n#13: "
+        + "b" * 50
+        + "\n</PROJECT_RULES>\n</project-memory>"
+    )
+    row = {"kind": "standalone", "header_ids": [], "detail_ids": []}
+    assert data == {
+        "mode": "plugin",
+        "tie_break": "id",
+        "budget": 4000,
+        "counter_name": "chars",
+        "used_tokens": WRAPPER + TAGS + 406 + 56,
+        "wrapper_tokens": WRAPPER,
+        "coverage": {"eligible": 2, "injected": 2, "reachable": 2, "share": 1.0},
+        "by_category": {"PROJECT_RULES": TAGS + 406 + 56},
+        "rows": [
+            {
+                **row,
+                "memory_id": 12,
+                "category": "PROJECT_RULES",
+                "tokens": TAGS + 406,
+                "running_total": WRAPPER + TAGS + 406,
+                "injected": True,
+                "reason": None,
+                "order": 1,
+                "reachable": True,
+            },
+            {
+                **row,
+                "memory_id": 13,
+                "category": "PROJECT_RULES",
+                "tokens": 56,
+                "running_total": WRAPPER + TAGS + 406 + 56,
+                "injected": True,
+                "reason": None,
+                "order": 2,
+                "reachable": True,
+            },
+            {
+                **row,
+                "memory_id": 40,
+                "category": "CONSTRAINTS",
+                "tokens": len("#40: cccccccccc\n"),
+                "running_total": None,
+                "injected": False,
+                "reason": "archived",
+                "order": None,
+                "reachable": False,
+            },
+        ],
+    }
+
+
+def test_the_json_of_a_row_lists_its_headers_and_details():
+    """A header's row lists its details and a detail's row its headers, as lists."""
+    composite = LedgerComposite(id=1, type="theme", head_id=1, member_ids=(2, 3))
+    result = assemble(
+        [memory(1, "head"), memory(2, "two"), memory(3, "three")],
+        [composite],
+        budget=4000,
+        counter=CHARS,
+        mode="headers",
+        now_ms=NOW,
+        tie_break="id",
+    )
+    rows = {row["memory_id"]: row for row in result.to_json()["rows"]}
+    assert rows[1]["kind"] == "header"
+    assert rows[1]["detail_ids"] == [2, 3]
+    assert rows[2]["kind"] == "detail"
+    assert rows[2]["header_ids"] == [1]
+    assert rows[2]["reason"] == "lazy detail"
+    assert result.to_json()["coverage"] == {
+        "eligible": 3,
+        "injected": 1,
+        "reachable": 3,
+        "share": 1.0,
+    }
