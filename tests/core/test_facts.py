@@ -247,3 +247,20 @@ def test_output_in_the_contract_format_parses_back_exactly(blocks):
     assert report.rejected == []
     expected = [(category, fact) for category, facts in blocks for fact in facts]
     assert [(f.category, f.content) for f in report.accepted] == expected
+
+
+def test_category_blocks_without_a_facts_wrapper_are_rejected_not_dropped():
+    """Category tags with bullets but no <facts> around them are reported as no facts block."""
+    report = parse_facts(
+        lines("<PROJECT_RULES>", "* Release with scripts/release.sh.", "</PROJECT_RULES>"),
+        ALLOWED,
+    )
+    assert report.accepted == []
+    assert report.rejected == [RejectedItem("", 0, "no <facts> block")]
+
+
+def test_a_closing_facts_tag_alone_is_no_facts_block():
+    """Only an opening <facts> tag starts a facts block; a lone </facts> does not."""
+    report = parse_facts(lines("* Release first.", "</facts>"), ALLOWED)
+    assert report.accepted == []
+    assert report.rejected == [RejectedItem("", 0, "no <facts> block")]

@@ -295,3 +295,64 @@ def test_load_pack_text_raises_only_pack_errors(text):
     except PackError as error:
         assert error.file == "fuzz.toml"
         assert error.field and error.problem
+
+
+# --- limits and line rules, at their edges
+
+AT_LIMIT = [
+    ("test_question", "q" * 300, 300),
+    ("definition", "d" * 2000, 2000),
+    ("positive_examples", ["p" * 500], 500),
+    ("exclusions", ["e" * 500], 500),
+    ("hard_stop", "h" * 500, 500),
+]
+
+
+@pytest.mark.parametrize(("key", "value", "limit"), AT_LIMIT)
+def test_a_text_exactly_at_its_limit_is_accepted_and_one_more_is_refused(key, value, limit):
+    """Each text may be as long as its limit (after trimming), not one character longer."""
+    criteria_from_dict(_criteria_dict(**{key: value}))
+    padded = [f"  {v}\n" for v in value] if isinstance(value, list) else f"  {value}\n"
+    criteria_from_dict(_criteria_dict(**{key: padded}))
+    longer = [v + "x" for v in value] if isinstance(value, list) else value + "x"
+    with pytest.raises(CriteriaError) as caught:
+        criteria_from_dict(_criteria_dict(**{key: longer}))
+    assert caught.value.problem == (f"is {limit + 1} characters long; the limit is {limit}")
+
+
+def test_a_negative_example_and_its_reason_may_each_be_500_characters():
+    """A negative example's example and reason share the 500-character limit."""
+    exact = [{"example": "x" * 500, "reason": "r" * 500}]
+    criteria_from_dict(_criteria_dict(negative_examples=exact))
+    with pytest.raises(CriteriaError) as caught:
+        criteria_from_dict(
+            _criteria_dict(negative_examples=[{"example": "x", "reason": "r" * 501}])
+        )
+    assert caught.value.field == "negative_examples[0].reason"
+
+
+def test_a_list_of_exactly_twenty_items_is_accepted():
+    """A list may hold 20 items; the 21st is refused."""
+    assert len(criteria_from_dict(_criteria_dict(exclusions=["x"] * 20)).exclusions) == 20
+    with pytest.raises(CriteriaError, match="has 21 items; the limit is 20"):
+        criteria_from_dict(_criteria_dict(positive_examples=["x"] * 21))
+
+
+def test_only_the_test_question_must_be_one_line():
+    """Definitions, examples, reasons, exclusions and hard stops may span several lines."""
+    two = "First line.\nSecond line."
+    criteria = criteria_from_dict(
+        _criteria_dict(
+            definition=two,
+            positive_examples=[two],
+            negative_examples=[{"example": two, "reason": two}],
+            exclusions=[two],
+            hard_stop=two,
+        )
+    )
+    assert criteria.definition == criteria.positive_examples[0] == criteria.hard_stop == two
+    assert criteria.negative_examples[0] == NegativeExample(two, two)
+    assert criteria.exclusions == (two,)
+    with pytest.raises(CriteriaError) as caught:
+        criteria_from_dict(_criteria_dict(test_question=two))
+    assert (caught.value.field, caught.value.problem) == ("test_question", "must be a single line")

@@ -131,3 +131,28 @@ def test_side_by_side_rebuilds_both_versions(old, new):
     assert ["".join(op.text for op in row.new) for row in new_rows] == new.splitlines()
     assert all(op.kind != "insert" for row in rows for op in row.old)
     assert all(op.kind != "delete" for row in rows for op in row.new)
+
+
+def test_a_long_text_of_repeated_words_still_matches_them():
+    """Over 200 tokens, a word repeated throughout still counts as shared (no auto-junk)."""
+    body = "ok " * 120
+    assert len(tokenize("first " + body)) > 200
+    assert word_diff("first " + body, "second " + body) == [
+        DiffOp("delete", "first"),
+        DiffOp("insert", "second"),
+        DiffOp("equal", " " + body),
+    ]
+
+
+def test_side_by_side_of_many_repeated_lines_keeps_them_equal():
+    """Over 200 lines, a line repeated throughout still aligns as equal rows (no auto-junk)."""
+    old = "\n".join(["first", *["same"] * 210])
+    new = "\n".join(["second", *["same"] * 210])
+    rows = side_by_side(old, new)
+    assert rows[0] == Row(
+        "change", 1, (DiffOp("delete", "first"),), 1, (DiffOp("insert", "second"),)
+    )
+    assert rows[1:] == [
+        Row("equal", n, (DiffOp("equal", "same"),), n, (DiffOp("equal", "same"),))
+        for n in range(2, 212)
+    ]
