@@ -108,10 +108,34 @@ def _convert(row: tuple, spec: TableSpec, problems: list[RowProblem]) -> object 
                 )
                 values[index] = rule.fallback
                 continue
+            if rule.kind == OBJECT and _decodes_to_nul(value, parsed):
+                problems.append(
+                    RowProblem(
+                        spec.table, row_id, rule.name, describe("nul_escape", value, rule), skipped
+                    )
+                )
+                values[index] = rule.fallback
+                continue
             values[index] = tuple(parsed) if rule.kind == INT_LIST else parsed
     if skipped:
         return None
     return _build(spec.record, spec.attributes, values)
+
+
+def _decodes_to_nul(text: str, parsed: object) -> bool:
+    """Return True when JSON ``text`` holds a ``\\u0000`` escape that decoded to NUL."""
+    return "\\u0000" in text.lower() and _holds_nul(parsed)
+
+
+def _holds_nul(value: object) -> bool:
+    """Return True when a parsed JSON value holds NUL in any string, keys included."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(item) for item in value)
+    return False
 
 
 def _build(record_class: type, attributes: tuple[str, ...], values: tuple | list) -> object:
