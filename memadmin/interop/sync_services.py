@@ -1,10 +1,14 @@
 """Sync memadmin from a magic-context store: read it read-only, plan, then write all or nothing.
 
 The store is opened read-only (`memadmin.core.contextdb`) and never written. Every row is
-checked and the whole plan made before the first write; a single problem refuses the sync
-with every problem listed (row, column, problem) and nothing imported. The writes then run
-in one transaction with actor "import" (`sync_writes`). Each run, refused ones included,
-leaves a SyncRun summary.
+checked and the whole plan made, outside any write transaction, before the first write; a
+single problem refuses the sync with every problem listed (row, column, problem) and
+nothing imported. The writes then run with actor "import" (`sync_writes`) in short
+transactions: rows new to memadmin first, in chunks, then everything that changes an
+existing row in one last transaction, which first checks that no memory in scope changed
+since the plan was made (else the sync undoes its new rows and plans again). A failure at
+any point takes the new rows out again. Syncs run one at a time (`sync_lock`). Each run,
+refused and failed ones included, leaves a SyncRun summary.
 """
 
 import json
@@ -14,9 +18,10 @@ from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
+from django.db.models import Max
 
 from memadmin.audit.actors import as_actor
-from memadmin.audit.context import acting
+from memadmin.audit.context import acting, current_change_id
 from memadmin.core.clock import now_ms
 from memadmin.core.contextdb import RowProblem, StoreError, inspect_store, read_store
 from memadmin.core.contextdb.opening import DEFAULT_TIMEOUT_SECONDS
@@ -26,12 +31,16 @@ from memadmin.taxonomy.selectors import category_names
 from memadmin.taxonomy.services import pack_load
 
 from .models import SyncRun, UpstreamProject, UpstreamStore
+from .sync_lock import SyncBusy, sync_lock
 from .sync_plan import FIELDS, SyncPlan, plan_sync
 from .sync_writes import SyncWriter
 
 DEFAULT_PACK = "magic-context"
 PROBLEMS_KEPT = 200
-SYNC_LOCK = 0x6D656D61  # the advisory lock key of syncs on PostgreSQL ("mema")
+PLAN_ATTEMPTS = 3
+MOVED_MESSAGE = (
+    "memadmin's memories kept changing while the sync was planned; nothing was imported, try again"
+)
 
 Progress = Callable[[str, int, int], None]
 
@@ -101,6 +110,20 @@ class _Run:
         )
         return SyncRefused(messages, run=run, problems=list(problems))
 
+    def fail(self, reason: str, *, store: UpstreamStore | None = None) -> SyncRun:
+        """Record a run that stopped on an error, having changed nothing; return its record."""
+        return SyncRun.objects.create(
+            store=store,
+            path=str(self.path)[:1000],
+            project_filter=self.project[:200],
+            outcome=SyncRun.Outcome.FAILED,
+            actor_label=self.actor.label,
+            started_at=self.started,
+            duration_ms=self.duration_ms(),
+            problem_count=1,
+            problems=[{"table": "", "row": None, "column": "", "problem": reason[:2000]}],
+        )
+
 
 def context_db_sync(
     *,
@@ -111,6 +134,7 @@ def context_db_sync(
     reason: str = "",
     progress: Progress | None = None,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    lock_wait: float | None = None,
 ) -> SyncRun:
     """Bring the memories and sessions of a store into memadmin; return the run's summary.
 
@@ -118,32 +142,50 @@ def context_db_sync(
     memadmin does not is created, with ``pack`` installed (none when ``pack`` is None).
     Raise SyncRefused, having written nothing but the refused run's record, when the file
     is not a readable store or any row cannot be imported as it is. ``timeout`` is how
-    long to wait for a store another process holds locked.
+    long to wait for a store another process holds locked; ``lock_wait`` how long to wait
+    for another sync to finish (None: until it does) before raising SyncBusy. Any other
+    error is recorded as a failed run, with its reason, and raised.
     """
     path = Path(path)
     report = progress or _silent
     run = _Run(path=path, project=project, actor=actor)
+    with (
+        acting(actor=actor, reason=reason or f"sync from {path}", new_change=True),
+        sync_lock(wait=lock_wait),
+    ):
+        try:
+            return _sync(run, report, pack, timeout)
+        except (SyncRefused, SyncBusy):
+            raise
+        except Exception as error:
+            run.fail(f"the sync stopped on an error, nothing was imported: {error!r}")
+            raise
+
+
+def _sync(run: _Run, report: Progress, pack, timeout: float) -> SyncRun:
     report("read", 0, 1)
     try:
-        info = inspect_store(path, timeout=timeout)
-        read = read_store(path, timeout=timeout)
+        info = inspect_store(run.path, timeout=timeout)
+        read = read_store(run.path, timeout=timeout)
     except StoreError as error:
         raise run.refuse([str(error)]) from error
     report("read", 1, 1)
-    store_key = info.store_uuid or f"path:{path.resolve()}"
+    store_key = info.store_uuid or f"path:{run.path.resolve()}"
     warnings = [p for p in read.problems if p.table != "memories"]
-    try:
-        with transaction.atomic(), acting(actor=actor, reason=reason or f"sync from {path}"):
-            _one_sync_at_a_time()
+    for _attempt in range(PLAN_ATTEMPTS):
+        try:
             return _plan_and_write(run, read, info, store_key, pack, warnings, report)
-    except _Refusal as refusal:
-        raise run.refuse(
-            refusal.messages, store=refusal.store, problems=refusal.problems, warnings=warnings
-        ) from None
+        except _Refusal as refusal:
+            raise run.refuse(
+                refusal.messages, store=refusal.store, problems=refusal.problems, warnings=warnings
+            ) from None
+        except _Moved:
+            continue
+    raise run.refuse([MOVED_MESSAGE], warnings=warnings)
 
 
 class _Refusal(Exception):
-    """Raised inside the sync's transaction to roll it back; turned into SyncRefused."""
+    """Raised while planning to stop the sync; turned into SyncRefused."""
 
     def __init__(self, messages: list[str], store=None, problems: list[RowProblem] = ()):
         super().__init__(messages)
@@ -152,20 +194,28 @@ class _Refusal(Exception):
         self.problems = list(problems)
 
 
-def _one_sync_at_a_time() -> None:
-    """Serialise syncs, so a plan is never made from rows another sync is changing.
+class _Moved(Exception):
+    """A memory in scope changed between the plan and its last transaction: plan again."""
 
-    SQLite's transactions already hold the write lock from their start (`BEGIN IMMEDIATE`);
-    PostgreSQL takes a transaction-scoped advisory lock.
-    """
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [SYNC_LOCK])
+
+def _history_mark() -> int:
+    """Return the newest memory version's id: what the plan is made from."""
+    return Memory.history.aggregate(mark=Max("history_id"))["mark"] or 0
+
+
+def _moved_since(mark: int, project_pks: set[int]) -> bool:
+    """Return True when someone else wrote a memory of these projects after ``mark``."""
+    return (
+        Memory.history.filter(history_id__gt=mark, project_id__in=project_pks)
+        .exclude(history_change_id=current_change_id())
+        .exists()
+    )
 
 
 def _plan_and_write(run: _Run, read, info, store_key: str, pack, warnings, report) -> SyncRun:
     """Plan the sync against memadmin's rows and write it; raise _Refusal on any problem."""
     store = UpstreamStore.objects.filter(store_uuid=store_key).first()
+    mark = _history_mark()
     problems = [p for p in read.problems if p.table == "memories"]
     project = run.project
     memories = [m for m in read.memories if not project or m.project_path == project]
@@ -190,6 +240,7 @@ def _plan_and_write(run: _Run, read, info, store_key: str, pack, warnings, repor
     problems += plan.problems
     if problems:
         raise _Refusal([problem_text(p) for p in problems], store, problems)
+    new_store = store is None
     store = _store_save(store, store_key, run.path, info, run.started)
     writer = SyncWriter(
         store=store,
@@ -199,11 +250,23 @@ def _plan_and_write(run: _Run, read, info, store_key: str, pack, warnings, repor
         now=run.started,
         progress=report,
     )
-    created = writer.projects(scope.projects, scope.identities(), spec)
-    writer.memories()
-    writer.audit()
-    sessions = writer.sessions(read.sessions, scope.session_filter(project))
-    return _record(run, store, plan, created, sessions, warnings + plan.warnings)
+    try:
+        created = writer.projects(scope.projects, scope.identities(), spec)
+        writer.new_rows()
+        with transaction.atomic():
+            if _moved_since(mark, {p.pk for p in scope.projects.values()}):
+                raise _Moved
+            writer.memories()
+            writer.audit()
+            sessions = writer.sessions(read.sessions, scope.session_filter(project))
+            store.last_synced_at = run.started
+            store.save(update_fields=["last_synced_at"])
+            return _record(run, store, plan, created, sessions, warnings + plan.warnings)
+    except BaseException:
+        writer.undo()
+        if new_store:
+            store.delete()
+        raise
 
 
 def read_skipped_ids(problems: list[RowProblem]) -> frozenset[int]:
@@ -344,11 +407,10 @@ def _decoded(row: tuple) -> tuple:
 
 def _store_save(store, store_key: str, path: Path, info, now: int) -> UpstreamStore:
     if store is None:
-        store = UpstreamStore(store_uuid=store_key, first_synced_at=now)
+        store = UpstreamStore(store_uuid=store_key, first_synced_at=now, last_synced_at=now)
     store.path = str(path.resolve())[:1000]
     store.schema_version = info.schema_version
     store.migrations = info.migrations
-    store.last_synced_at = now
     store.save()
     return store
 
