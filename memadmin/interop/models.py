@@ -8,6 +8,8 @@ and every sync run leaves a summary, refused runs included.
 
 from django.db import models
 
+from memadmin.core.contextdb.changes import StoreMarks
+
 
 class UpstreamStore(models.Model):
     """One magic-context store (`context.db`), keyed by its `store_uuid`.
@@ -160,7 +162,7 @@ class SyncJob(models.Model):
 class StoreWatermark(models.Model):
     """How far the incremental sync has read a store: the marks its next check reads above.
 
-    ``max_id`` is the highest memory id seen, ``changed_at`` the highest time a row's
+    ``row_count`` is how many rows the store had, ``max_id`` the highest memory id seen, ``changed_at`` the highest time a row's
     ``updated_at`` or ``last_seen_at`` held, ``log_id`` the last `memory_mutation_log` id.
     ``checked_at`` is when the store was last looked at, changed or not.
     """
@@ -168,6 +170,7 @@ class StoreWatermark(models.Model):
     store = models.OneToOneField(
         UpstreamStore, primary_key=True, on_delete=models.CASCADE, related_name="watermark"
     )
+    row_count = models.PositiveIntegerField(default=0)
     max_id = models.BigIntegerField(default=0)
     changed_at = models.BigIntegerField(default=0)
     log_id = models.BigIntegerField(default=0)
@@ -176,3 +179,26 @@ class StoreWatermark(models.Model):
 
     def __str__(self) -> str:
         return f"{self.store_id}: id {self.max_id}, time {self.changed_at}, log {self.log_id}"
+
+    def marks(self) -> StoreMarks:
+        """Return the marks as the store reader compares them."""
+        return StoreMarks(self.row_count, self.max_id, self.changed_at, self.log_id)
+
+    def checked(self, at: int, took: int) -> None:
+        """Note that the store was looked at, at ``at`` (ms), in ``took`` ms, and had not moved."""
+        type(self).objects.filter(pk=self.pk).update(checked_at=at, check_ms=took)
+
+    @classmethod
+    def save_marks(cls, store: UpstreamStore, marks: StoreMarks, *, checked_at: int, took: int):
+        """Keep the marks a sync of ``store`` read up to."""
+        cls.objects.update_or_create(
+            store=store,
+            defaults={
+                "row_count": marks.count,
+                "max_id": marks.max_id,
+                "changed_at": marks.changed_at,
+                "log_id": marks.log_id,
+                "checked_at": checked_at,
+                "check_ms": min(took, 2**31 - 1),
+            },
+        )

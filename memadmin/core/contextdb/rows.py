@@ -48,13 +48,19 @@ def read_table(
     present: Mapping[str, str],
     *,
     tolerant: bool = False,
+    where: str = "",
+    params: tuple = (),
 ) -> tuple[list[object], list[RowProblem]]:
     """Return the records of every usable row of ``spec.table`` and the problems found.
 
     ``present`` maps the table's columns to their declared types. With ``tolerant`` set, the connection's text
     factory is :func:`decode_tolerantly` and every row is searched for misencoded text.
+    ``where`` (with its ``params``) limits the rows read.
     """
-    query = select_checked(spec.table, spec.rules, present) + f" ORDER BY {spec.order_by}"
+    query = select_checked(spec.table, spec.rules, present)
+    if where:
+        query += f" WHERE {where}"
+    query += f" ORDER BY {spec.order_by}"
     attributes = spec.attributes
     # JSON text is parsed in Python: a row holding some takes the slower path too.
     json_positions = [
@@ -66,7 +72,7 @@ def read_table(
     no_json = (None,) * len(json_positions) + ("",) if json_positions else ""
     records: list[object] = []
     problems: list[RowProblem] = []
-    for row in connection.execute(query):
+    for row in connection.execute(query, params):
         if tolerant or json_values(row) != no_json:
             record = _convert(row, spec, problems)
             if record is not None:
