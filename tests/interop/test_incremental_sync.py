@@ -5,12 +5,12 @@ import sqlite3
 
 import pytest
 
+from memadmin.core.hashing import normalized_hash as memory_normalized_hash
 from memadmin.interop import incremental, sync_services
 from memadmin.interop.incremental import stores_refresh
 from memadmin.interop.models import StoreWatermark, SyncRun
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.models import Memory
-from memadmin.core.hashing import normalized_hash as memory_normalized_hash
 from tests.interop.conftest import PROJECT, rows_for
 from tests.upstream_store import BASE_TIME_MS
 
