@@ -10,6 +10,8 @@ from django.db import models
 
 from memadmin.core.contextdb.changes import StoreMarks
 
+from .progress import PHASES
+
 
 class UpstreamStore(models.Model):
     """One magic-context store (`context.db`), keyed by its `store_uuid`.
@@ -152,6 +154,13 @@ class SyncJob(models.Model):
     def active(self) -> bool:
         """Return True while the job waits or runs."""
         return self.state in (self.State.QUEUED, self.State.RUNNING)
+
+    @property
+    def phase_label(self) -> str:
+        """Return what the sync is doing, in words."""
+        if self.state == self.State.QUEUED:
+            return "waiting for the background worker"
+        return PHASES.get(self.phase, self.phase or "starting")
 
     @property
     def percent(self) -> int:

@@ -7,37 +7,17 @@ within a second, and the sync completes.
 """
 
 import json
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from django.conf import settings
-from django.db import connection
 
-from tests.interop.bench_sync import build
+from memadmin.interop.sync_benchmark import build
 
 ROWS = 100_000
 SAVE_LIMIT_SECONDS = 1.0
-
-
-def _environment(work: Path) -> dict:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memadmin.settings.local"}
-    env["MEMADMIN_VAR_DIR"] = str(work / "var")
-    url = os.environ.get("DATABASE_URL")
-    if url:
-        env["DATABASE_URL"] = (
-            url.rsplit("/", 1)[0] + "/" + settings.DATABASES["default"]["NAME"] + "_locks"
-        )
-    return env
-
-
-def _manage(env: dict, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "manage.py", *args], env=env, capture_output=True, text=True, check=True
-    )
 
 
 @pytest.fixture(scope="session")
@@ -46,22 +26,6 @@ def big_store(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("big") / "context.db"
     build(path, ROWS)
     return path
-
-
-@pytest.fixture
-def shared_database(tmp_path, django_db_blocker):
-    """Return the environment of a fresh database on disk, migrated, that two processes share."""
-    env = _environment(tmp_path)
-    if connection.vendor == "postgresql":
-        name = env["DATABASE_URL"].rsplit("/", 1)[1]
-        with django_db_blocker.unblock(), connection.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}"')
-            cursor.execute(f'CREATE DATABASE "{name}"')
-    _manage(env, "migrate", "--verbosity", "0")
-    yield env
-    if connection.vendor == "postgresql":
-        with django_db_blocker.unblock(), connection.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def test_saves_answer_within_a_second_while_a_large_sync_runs(big_store, shared_database, tmp_path):
