@@ -10,7 +10,6 @@ grow by one row every few seconds.
 
 import datetime
 import threading
-import time
 
 from django.core.management.base import BaseCommand
 from django.db import OperationalError, close_old_connections, connection
@@ -113,4 +112,3 @@ class Command(BaseCommand):
             if scheduler is not None:
                 scheduler.stopped.set()
                 scheduler.join(timeout=5)
-        time.sleep(0)
