@@ -8,6 +8,10 @@ and every sync run leaves a summary, refused runs included.
 
 from django.db import models
 
+from memadmin.core.contextdb.changes import StoreMarks
+
+from .progress import PHASES
+
 
 class UpstreamStore(models.Model):
     """One magic-context store (`context.db`), keyed by its `store_uuid`.
@@ -76,6 +80,7 @@ class SyncRun(models.Model):
     class Outcome(models.TextChoices):
         SYNCED = "synced"
         REFUSED = "refused"
+        FAILED = "failed"
 
     store = models.ForeignKey(
         UpstreamStore, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
@@ -104,3 +109,105 @@ class SyncRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.outcome} {self.path}"
+
+
+class SyncJob(models.Model):
+    """A sync asked for from the web and run by the background worker: its state and progress.
+
+    The page polls it. Whatever happens to the job, its SyncRun is recorded: by the sync
+    itself, by the task when the sync could not record it, or by `job_reap` when the worker
+    went silent or the job ran past its time.
+    """
+
+    class State(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    store = models.ForeignKey(
+        UpstreamStore, null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs"
+    )
+    path = models.CharField(max_length=1000)
+    requested_by = models.CharField(max_length=150)
+    reason = models.CharField(max_length=500, blank=True, default="")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    phase = models.CharField(max_length=20, blank=True, default="")
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    queued_at = models.BigIntegerField(help_text="Milliseconds since the epoch.")
+    started_at = models.BigIntegerField(null=True, blank=True)
+    heartbeat_at = models.BigIntegerField(null=True, blank=True)
+    finished_at = models.BigIntegerField(null=True, blank=True)
+    run = models.ForeignKey(
+        SyncRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs"
+    )
+    error = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-queued_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.state} {self.path}"
+
+    @property
+    def active(self) -> bool:
+        """Return True while the job waits or runs."""
+        return self.state in (self.State.QUEUED, self.State.RUNNING)
+
+    @property
+    def phase_label(self) -> str:
+        """Return what the sync is doing, in words."""
+        if self.state == self.State.QUEUED:
+            return "waiting for the background worker"
+        return PHASES.get(self.phase, self.phase or "starting")
+
+    @property
+    def percent(self) -> int:
+        """Return how far the current phase is, 0 to 100."""
+        return min(100, self.done * 100 // self.total) if self.total else 0
+
+
+class StoreWatermark(models.Model):
+    """How far the incremental sync has read a store: the marks its next check reads above.
+
+    ``row_count`` is how many rows the store had, ``max_id`` the highest memory id seen, ``changed_at`` the highest time a row's
+    ``updated_at`` or ``last_seen_at`` held, ``log_id`` the last `memory_mutation_log` id.
+    ``checked_at`` is when the store was last looked at, changed or not.
+    """
+
+    store = models.OneToOneField(
+        UpstreamStore, primary_key=True, on_delete=models.CASCADE, related_name="watermark"
+    )
+    row_count = models.PositiveIntegerField(default=0)
+    max_id = models.BigIntegerField(default=0)
+    changed_at = models.BigIntegerField(default=0)
+    log_id = models.BigIntegerField(default=0)
+    checked_at = models.BigIntegerField(null=True, blank=True)
+    check_ms = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.store_id}: id {self.max_id}, time {self.changed_at}, log {self.log_id}"
+
+    def marks(self) -> StoreMarks:
+        """Return the marks as the store reader compares them."""
+        return StoreMarks(self.row_count, self.max_id, self.changed_at, self.log_id)
+
+    def checked(self, at: int, took: int) -> None:
+        """Note that the store was looked at, at ``at`` (ms), in ``took`` ms, and had not moved."""
+        type(self).objects.filter(pk=self.pk).update(checked_at=at, check_ms=took)
+
+    @classmethod
+    def save_marks(cls, store: UpstreamStore, marks: StoreMarks, *, checked_at: int, took: int):
+        """Keep the marks a sync of ``store`` read up to."""
+        cls.objects.update_or_create(
+            store=store,
+            defaults={
+                "row_count": marks.count,
+                "max_id": marks.max_id,
+                "changed_at": marks.changed_at,
+                "log_id": marks.log_id,
+                "checked_at": checked_at,
+                "check_ms": min(took, 2**31 - 1),
+            },
+        )

@@ -9,13 +9,13 @@ per row costs a round trip, rows are streamed with COPY (updates through a scrat
 and one joined UPDATE). Seconds, on either engine. Values that need converting (JSON, datetimes) are prepared by their field, as
 `save()` would prepare them; plain numbers and text go as they are.
 
-Only the sync services call this, inside their transaction, and they write the history
-versions and audit events of every row they change themselves.
+Only the sync services call this, inside the transactions they open, and they write the
+history versions and audit events of every row they change themselves.
 """
 
 from collections.abc import Callable, Mapping, Sequence
 
-from django.db import DEFAULT_DB_ALIAS, connection, connections, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
 from django.utils import timezone
 
 from memadmin.audit.actors import Actor
@@ -171,30 +171,36 @@ def _update_from_copy(table: str, columns: list[str], pk: str, params: list, on_
 def reserve_pks(model: type[models.Model], count: int) -> list[int]:
     """Return ``count`` new primary keys for the model's table, for rows inserted with them.
 
-    PostgreSQL draws them from the table's sequence. SQLite gives the keys above every key
-    the table has held; the sync's transaction holds SQLite's write lock from its start
-    (`BEGIN IMMEDIATE`), so no other writer can take them meanwhile.
+    PostgreSQL draws them from the table's sequence. SQLite takes the keys above every key
+    the table has held and moves the table's AUTOINCREMENT counter past them, in one short
+    transaction: no other writer is given them, although the rows come later.
     """
     if count <= 0:
         return []
     table = model._meta.db_table
     column = model._meta.pk.column
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
                 [table, column, count],
             )
             return [row[0] for row in cursor.fetchall()]
-        if connection.vendor != "sqlite":
-            raise NotImplementedError(f"no key reservation for {connection.vendor}")
-        quote = connection.ops.quote_name
+    if connection.vendor != "sqlite":
+        raise NotImplementedError(f"no key reservation for {connection.vendor}")
+    quote = connection.ops.quote_name
+    with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"SELECT max({quote(column)}) FROM {quote(table)}")
         highest = cursor.fetchone()[0] or 0
         cursor.execute("SELECT seq FROM sqlite_sequence WHERE name = %s", [table])
         row = cursor.fetchone()
         start = max(highest, row[0] if row else 0) + 1
-        return list(range(start, start + count))
+        last = start + count - 1
+        if row is None:
+            cursor.execute("INSERT INTO sqlite_sequence (name, seq) VALUES (%s, %s)", [table, last])
+        else:
+            cursor.execute("UPDATE sqlite_sequence SET seq = %s WHERE name = %s", [last, table])
+    return list(range(start, last + 1))
 
 
 def history_insert(

@@ -15,10 +15,14 @@ SESSIONS_SHOWN = 50
 
 def store_list() -> QuerySet[UpstreamStore]:
     """Return the stores synced from, newest sync first, with project and session counts."""
-    return UpstreamStore.objects.annotate(
-        project_count=Count("projects", distinct=True),
-        session_count=Count("sessions", distinct=True),
-    ).order_by("-last_synced_at", "-id")
+    return (
+        UpstreamStore.objects.select_related("watermark")
+        .annotate(
+            project_count=Count("projects", distinct=True),
+            session_count=Count("sessions", distinct=True),
+        )
+        .order_by("-last_synced_at", "-id")
+    )
 
 
 def store_detail(pk: int) -> UpstreamStore:

@@ -3,6 +3,7 @@
 import re
 
 from memadmin.core.contextdb import RowProblem, UpstreamMemory
+from memadmin.memories.services import CONTENT_MAX_CHARS
 
 CATEGORY_MAX = 40
 SESSION_ID_MAX = 200
@@ -17,6 +18,7 @@ def row_problems(memory: UpstreamMemory) -> list[RowProblem]:
     if (
         content
         and not content.isspace()
+        and len(content) <= CONTENT_MAX_CHARS
         and (digest is None or _MD5_HEX.fullmatch(digest))
         and 0 < len(category) <= CATEGORY_MAX
         and (session is None or len(session) <= SESSION_ID_MAX)
@@ -31,6 +33,11 @@ def row_problems(memory: UpstreamMemory) -> list[RowProblem]:
 
     if not content or content.isspace():
         problem("content", "is empty; a memory needs some text")
+    elif len(content) > CONTENT_MAX_CHARS:
+        problem(
+            "content",
+            f"is {len(content)} characters long; a memory holds at most {CONTENT_MAX_CHARS}",
+        )
     if digest is not None and not _MD5_HEX.fullmatch(digest):
         problem("normalized_hash", f"{digest[:40]!r} is not an MD5 hex digest")
     if not 0 < len(category) <= CATEGORY_MAX:

@@ -1,37 +1,47 @@
 """Sync memadmin from a magic-context store: read it read-only, plan, then write all or nothing.
 
 The store is opened read-only (`memadmin.core.contextdb`) and never written. Every row is
-checked and the whole plan made before the first write; a single problem refuses the sync
-with every problem listed (row, column, problem) and nothing imported. The writes then run
-in one transaction with actor "import" (`sync_writes`). Each run, refused ones included,
-leaves a SyncRun summary.
+checked and the whole plan made, outside any write transaction, before the first write; a
+single problem refuses the sync with every problem listed (row, column, problem) and
+nothing imported. The writes then run with actor "import" (`sync_writes`) in short
+transactions: rows new to memadmin first, in chunks, then everything that changes an
+existing row in one last transaction, which first checks that no memory in scope changed
+since the plan was made (else the sync undoes its new rows and plans again). A failure at
+any point takes the new rows out again. Syncs run one at a time (`sync_lock`). Each run,
+refused and failed ones included, leaves a SyncRun summary.
 """
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
+from django.db.models import Max
 
 from memadmin.audit.actors import as_actor
-from memadmin.audit.context import acting
+from memadmin.audit.context import acting, current_change_id
 from memadmin.core.clock import now_ms
-from memadmin.core.contextdb import RowProblem, StoreError, inspect_store, read_store
+from memadmin.core.contextdb import RowProblem, StoreError, StoreRead, inspect_store, read_store
+from memadmin.core.contextdb.changes import read_changed, store_marks
 from memadmin.core.contextdb.opening import DEFAULT_TIMEOUT_SECONDS
+from memadmin.core.contextdb.reading import read_sessions
 from memadmin.core.packs import PackError, PackNotFoundError, PackSpec
-from memadmin.memories.models import Memory, Project
-from memadmin.taxonomy.selectors import category_names
+from memadmin.memories.models import Memory
 from memadmin.taxonomy.services import pack_load
 
-from .models import SyncRun, UpstreamProject, UpstreamStore
-from .sync_plan import FIELDS, SyncPlan, plan_sync
+from .models import StoreWatermark, SyncRun, UpstreamStore
+from .sync_lock import SyncBusy, sync_lock
+from .sync_plan import SyncPlan, plan_sync
+from .sync_scope import Scope
 from .sync_writes import SyncWriter
 
 DEFAULT_PACK = "magic-context"
 PROBLEMS_KEPT = 200
-SYNC_LOCK = 0x6D656D61  # the advisory lock key of syncs on PostgreSQL ("mema")
+PLAN_ATTEMPTS = 3
+MOVED_MESSAGE = (
+    "memadmin's memories kept changing while the sync was planned; nothing was imported, try again"
+)
 
 Progress = Callable[[str, int, int], None]
 
@@ -101,6 +111,20 @@ class _Run:
         )
         return SyncRefused(messages, run=run, problems=list(problems))
 
+    def fail(self, reason: str, *, store: UpstreamStore | None = None) -> SyncRun:
+        """Record a run that stopped on an error, having changed nothing; return its record."""
+        return SyncRun.objects.create(
+            store=store,
+            path=str(self.path)[:1000],
+            project_filter=self.project[:200],
+            outcome=SyncRun.Outcome.FAILED,
+            actor_label=self.actor.label,
+            started_at=self.started,
+            duration_ms=self.duration_ms(),
+            problem_count=1,
+            problems=[{"table": "", "row": None, "column": "", "problem": reason[:2000]}],
+        )
+
 
 def context_db_sync(
     *,
@@ -111,39 +135,106 @@ def context_db_sync(
     reason: str = "",
     progress: Progress | None = None,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
-) -> SyncRun:
+    lock_wait: float | None = None,
+    incremental: bool = False,
+    record_empty: bool = True,
+) -> SyncRun | None:
     """Bring the memories and sessions of a store into memadmin; return the run's summary.
 
     ``project`` limits the sync to one project identity. A project the store holds and
     memadmin does not is created, with ``pack`` installed (none when ``pack`` is None).
     Raise SyncRefused, having written nothing but the refused run's record, when the file
     is not a readable store or any row cannot be imported as it is. ``timeout`` is how
-    long to wait for a store another process holds locked.
+    long to wait for a store another process holds locked; ``lock_wait`` how long to wait
+    for another sync to finish (None: until it does) before raising SyncBusy. Any other
+    error is recorded as a failed run, with its reason, and raised.
+
+    ``incremental`` reads only the rows changed since the store's watermarks (and every id,
+    for deletions), when it has them; a store not synced yet is read whole. Without
+    ``record_empty`` a sync that finds nothing to change records no run and returns None;
+    the watermark's ``checked_at`` says when the store was last looked at.
     """
     path = Path(path)
     report = progress or _silent
     run = _Run(path=path, project=project, actor=actor)
+    with (
+        acting(actor=actor, reason=reason or f"sync from {path}", new_change=True),
+        sync_lock(wait=lock_wait),
+    ):
+        try:
+            return _sync(run, report, pack, timeout, incremental, record_empty)
+        except (SyncRefused, SyncBusy):
+            raise
+        except Exception as error:
+            run.fail(f"the sync stopped on an error, nothing was imported: {error!r}")
+            raise
+
+
+def _sync(
+    run: _Run, report: Progress, pack, timeout: float, incremental: bool, record_empty: bool
+) -> SyncRun | None:
     report("read", 0, 1)
     try:
-        info = inspect_store(path, timeout=timeout)
-        read = read_store(path, timeout=timeout)
+        info = inspect_store(run.path, timeout=timeout)
+        store_key = info.store_uuid or f"path:{run.path.resolve()}"
+        watermark = _watermark(store_key) if incremental and not run.project else None
+        if watermark is not None:
+            marks = store_marks(run.path, timeout=timeout)
+            if marks == watermark.marks():
+                watermark.checked(run.started, run.duration_ms())
+                return None
+            changed = read_changed(run.path, watermark.marks(), timeout=timeout)
+            sessions, session_problems = read_sessions(run.path, timeout=timeout)
+            read = StoreRead(changed.memories, sessions, changed.problems + session_problems)
+            marks = changed.marks
+        else:
+            changed = None
+            marks = store_marks(run.path, timeout=timeout)
+            read = read_store(run.path, timeout=timeout)
     except StoreError as error:
         raise run.refuse([str(error)]) from error
     report("read", 1, 1)
-    store_key = info.store_uuid or f"path:{path.resolve()}"
     warnings = [p for p in read.problems if p.table != "memories"]
-    try:
-        with transaction.atomic(), acting(actor=actor, reason=reason or f"sync from {path}"):
-            _one_sync_at_a_time()
-            return _plan_and_write(run, read, info, store_key, pack, warnings, report)
-    except _Refusal as refusal:
-        raise run.refuse(
-            refusal.messages, store=refusal.store, problems=refusal.problems, warnings=warnings
-        ) from None
+    for _attempt in range(PLAN_ATTEMPTS):
+        try:
+            return _plan_and_write(
+                run,
+                read,
+                info,
+                store_key,
+                pack,
+                warnings,
+                report,
+                _Marks(marks, changed.ids if changed else None, record_empty),
+            )
+        except _Refusal as refusal:
+            raise run.refuse(
+                refusal.messages, store=refusal.store, problems=refusal.problems, warnings=warnings
+            ) from None
+        except _Moved:
+            continue
+    raise run.refuse([MOVED_MESSAGE], warnings=warnings)
+
+
+def _watermark(store_key: str) -> StoreWatermark | None:
+    return StoreWatermark.objects.filter(store__store_uuid=store_key).first()
+
+
+class _Marks:
+    """The store's marks read with this sync, and what an incremental read found."""
+
+    def __init__(self, marks, store_ids: frozenset[int] | None, record_empty: bool):
+        self.marks = marks
+        self.store_ids = store_ids
+        self.record_empty = record_empty
+
+    @property
+    def incremental(self) -> bool:
+        return self.store_ids is not None
 
 
 class _Refusal(Exception):
-    """Raised inside the sync's transaction to roll it back; turned into SyncRefused."""
+    """Raised while planning to stop the sync; turned into SyncRefused."""
 
     def __init__(self, messages: list[str], store=None, problems: list[RowProblem] = ()):
         super().__init__(messages)
@@ -152,25 +243,39 @@ class _Refusal(Exception):
         self.problems = list(problems)
 
 
-def _one_sync_at_a_time() -> None:
-    """Serialise syncs, so a plan is never made from rows another sync is changing.
+class _Moved(Exception):
+    """A memory in scope changed between the plan and its last transaction: plan again."""
 
-    SQLite's transactions already hold the write lock from their start (`BEGIN IMMEDIATE`);
-    PostgreSQL takes a transaction-scoped advisory lock.
+
+def _history_mark() -> int:
+    """Return the newest memory version's id: what the plan is made from."""
+    return Memory.history.aggregate(mark=Max("history_id"))["mark"] or 0
+
+
+def _moved_since(mark: int, project_pks: set[int]) -> bool:
+    """Return True when someone else wrote a memory of these projects after ``mark``."""
+    return (
+        Memory.history.filter(history_id__gt=mark, project_id__in=project_pks)
+        .exclude(history_change_id=current_change_id())
+        .exists()
+    )
+
+
+def _plan_and_write(
+    run: _Run, read, info, store_key: str, pack, warnings, report, marks: _Marks
+) -> SyncRun | None:
+    """Plan the sync against memadmin's rows and write it; raise _Refusal on any problem.
+
+    Return None, having written nothing but the watermark, when an incremental or
+    unrecorded sync finds nothing to change.
     """
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [SYNC_LOCK])
-
-
-def _plan_and_write(run: _Run, read, info, store_key: str, pack, warnings, report) -> SyncRun:
-    """Plan the sync against memadmin's rows and write it; raise _Refusal on any problem."""
     store = UpstreamStore.objects.filter(store_uuid=store_key).first()
+    mark = _history_mark()
     problems = [p for p in read.problems if p.table == "memories"]
     project = run.project
     memories = [m for m in read.memories if not project or m.project_path == project]
     spec = _pack_spec(pack)
-    scope = _Scope.of(store, memories, project)
+    scope = Scope.of(store, memories, project)
     messages = scope.conflicts(store_key)
     if project and project not in scope.identities_in_store and not scope.is_bound(project):
         messages.append(f"{run.path}: the store holds no memory of project {project}")
@@ -178,10 +283,18 @@ def _plan_and_write(run: _Run, read, info, store_key: str, pack, warnings, repor
         raise _Refusal(messages, store, problems)
     report("compare", 0, len(memories))
     upstream_of_pk = scope.upstream_of_pk()
+    if marks.incremental:
+        store_ids = marks.store_ids
+        # Rows changed upstream, and rows memadmin links to that the store no longer has.
+        wanted = {m.id for m in memories} | (set(upstream_of_pk.values()) - store_ids)
+        existing = scope.existing_rows(frozenset(wanted))
+    else:
+        store_ids = frozenset(m.id for m in read.memories)
+        existing = scope.existing_rows()
     plan = plan_sync(
         memories=memories,
-        store_ids=frozenset(m.id for m in read.memories) | read_skipped_ids(read.problems),
-        existing=scope.existing_rows(),
+        store_ids=store_ids | read_skipped_ids(read.problems),
+        existing=existing,
         upstream_of_pk=upstream_of_pk,
         categories=scope.categories(spec),
         now=run.started,
@@ -190,6 +303,14 @@ def _plan_and_write(run: _Run, read, info, store_key: str, pack, warnings, repor
     problems += plan.problems
     if problems:
         raise _Refusal([problem_text(p) for p in problems], store, problems)
+    if marks.incremental:
+        plan.unchanged = max(0, len(store_ids) - len(plan.creates) - len(plan.updates))
+    if store is not None and not marks.record_empty and not plan_writes(plan):
+        StoreWatermark.save_marks(
+            store, marks.marks, checked_at=run.started, took=run.duration_ms()
+        )
+        return None
+    new_store = store is None
     store = _store_save(store, store_key, run.path, info, run.started)
     writer = SyncWriter(
         store=store,
@@ -199,11 +320,31 @@ def _plan_and_write(run: _Run, read, info, store_key: str, pack, warnings, repor
         now=run.started,
         progress=report,
     )
-    created = writer.projects(scope.projects, scope.identities(), spec)
-    writer.memories()
-    writer.audit()
-    sessions = writer.sessions(read.sessions, scope.session_filter(project))
-    return _record(run, store, plan, created, sessions, warnings + plan.warnings)
+    try:
+        created = writer.projects(scope.projects, scope.identities(), spec)
+        writer.new_rows()
+        with transaction.atomic():
+            if _moved_since(mark, {p.pk for p in scope.projects.values()}):
+                raise _Moved
+            writer.memories()
+            writer.audit()
+            sessions = writer.sessions(read.sessions, scope.session_filter(project))
+            store.last_synced_at = run.started
+            store.save(update_fields=["last_synced_at"])
+            StoreWatermark.save_marks(
+                store, marks.marks, checked_at=run.started, took=run.duration_ms()
+            )
+            return _record(run, store, plan, created, sessions, warnings + plan.warnings)
+    except BaseException:
+        writer.undo()
+        if new_store:
+            store.delete()
+        raise
+
+
+def plan_writes(plan: SyncPlan) -> bool:
+    """Return True when a plan changes any memory."""
+    return bool(plan.creates or plan.updates or plan.gone)
 
 
 def read_skipped_ids(problems: list[RowProblem]) -> frozenset[int]:
@@ -224,131 +365,12 @@ def _pack_spec(pack: str | None) -> PackSpec | None:
         raise _Refusal([f"the pack for new projects cannot be loaded: {error}"]) from error
 
 
-class _Scope:
-    """The projects a sync touches: those of the store's rows in scope and those bound to it."""
-
-    def __init__(self, projects: dict[str, Project], identities_in_store: set[str], store_pks):
-        self.projects = projects
-        self.identities_in_store = identities_in_store
-        self.store_project_pks = store_pks
-
-    @classmethod
-    def of(cls, store, memories, project: str) -> "_Scope":
-        identities = {m.project_path for m in memories}
-        bound = {}
-        if store is not None:
-            bound = dict(
-                UpstreamProject.objects.filter(store=store).values_list(
-                    "project__identity", "project_id"
-                )
-            )
-        wanted = identities | ({project} if project else set(bound))
-        projects = {
-            p.identity: p
-            for p in Project.objects.filter(identity__in=wanted).select_related(
-                "upstream_link__store"
-            )
-        }
-        return cls(projects, identities, set(bound.values()))
-
-    def is_bound(self, identity: str) -> bool:
-        """Return True when the project is already synced from this store."""
-        project = self.projects.get(identity)
-        return project is not None and project.pk in self.store_project_pks
-
-    def identities(self) -> set[str]:
-        """Return every project identity in scope, created or not."""
-        return self.identities_in_store | set(self.projects)
-
-    def conflicts(self, store_key: str) -> list[str]:
-        """Return a message for each project already bound to another store."""
-        messages = []
-        for identity, project in sorted(self.projects.items()):
-            link = getattr(project, "upstream_link", None)
-            if link is not None and link.store.store_uuid != store_key:
-                messages.append(
-                    f"project {identity} is synced from another store ({link.store.store_uuid} "
-                    f"at {link.store.path}); upstream ids of two stores cannot be mixed"
-                )
-        return messages
-
-    def existing_rows(self) -> list[tuple]:
-        """Return memadmin's rows of the projects in scope, as the planner reads them.
-
-        The query is the ORM's own; its rows are decoded here rather than by the ORM's
-        per-value converters, which cost more than the query for a large store.
-        """
-        if not self.projects:
-            return []
-        rows = (
-            Memory.objects.filter(project__in=self.projects.values())
-            .order_by()
-            .values_list(
-                "pk",
-                "upstream_id",
-                "project__identity",
-                *FIELDS,
-                "superseded_by_id",
-                "merged_from",
-            )
-        )
-        sql, params = rows.query.get_compiler(using=rows.db).as_sql()
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return [_decoded(row) for row in cursor.fetchall()]
-
-    def upstream_of_pk(self) -> dict[int, int]:
-        """Return the upstream id of every synced row of the store's projects, by primary key."""
-        project_pks = self.store_project_pks | {p.pk for p in self.projects.values()}
-        return dict(
-            Memory.objects.filter(project_id__in=project_pks, upstream_id__isnull=False)
-            .order_by()
-            .values_list("pk", "upstream_id")
-        )
-
-    def categories(self, spec: PackSpec | None) -> dict[str, frozenset[str]]:
-        """Return each identity's category names: its pack's, or the new pack's when new."""
-        names = {identity: frozenset(category_names(p)) for identity, p in self.projects.items()}
-        for identity in self.identities_in_store - names.keys():
-            names[identity] = frozenset(spec.names()) if spec else frozenset()
-        return names
-
-    def session_filter(self, project: str) -> set[str] | None:
-        """Return the identities whose sessions are synced, or None for all of them."""
-        return {project} if project else None
-
-
-_SHAREABLE = 3 + FIELDS.index("shareable")
-_METADATA = 3 + FIELDS.index("metadata")
-
-
-def _json(value: object) -> object:
-    """Return a JSON column's value decoded (the database may have decoded it already)."""
-    if not isinstance(value, str):
-        return value
-    if value == "[]":
-        return []
-    if value == "{}":
-        return {}
-    return json.loads(value)
-
-
-def _decoded(row: tuple) -> tuple:
-    """Return an existing row with its flag as a bool and its JSON columns decoded."""
-    values = list(row)
-    values[_SHAREABLE] = bool(values[_SHAREABLE])
-    values[_METADATA] = _json(values[_METADATA])
-    values[-1] = _json(values[-1])
-    return tuple(values)
-
-
 def _store_save(store, store_key: str, path: Path, info, now: int) -> UpstreamStore:
     if store is None:
-        store = UpstreamStore(store_uuid=store_key, first_synced_at=now)
+        store = UpstreamStore(store_uuid=store_key, first_synced_at=now, last_synced_at=now)
     store.path = str(path.resolve())[:1000]
     store.schema_version = info.schema_version
     store.migrations = info.migrations
-    store.last_synced_at = now
     store.save()
     return store
 

@@ -1,21 +1,29 @@
 """Apply a sync plan: projects, memories with one history version each, audit events, sessions.
 
-Runs inside the sync's transaction and `acting` block (`sync_services`). Memories are
-written on the bulk paths of `row_writes` (a hundred thousand rows must take seconds), and
-each row written gets exactly one history version, in its final state, stamped with the
-actor ("import") and a reason, the same rows simple-history's own bulk path writes:
+Called by `sync_services` inside its `acting` block, outside any transaction: the writer
+opens its own, each short, so that on SQLite (one writer at a time) nobody waits long.
+Memories are written on the bulk paths of `row_writes` (a hundred thousand rows must take
+seconds), and each row written gets exactly one history version, in its final state,
+stamped with the actor ("import") and a reason, the rows simple-history's bulk path writes:
 
-1. rows whose (category, normalized_hash) moves take a placeholder hash first, so rows
-   that trade contents never collide on the unique constraint mid-way;
-2. new rows get their keys first, so every reference (`superseded_by`, `merged_from`),
-   even to a row created with them, is written with the row itself;
-3. changed, adopted and returning rows are updated;
-4. rows gone from the store get `upstream_gone_at`.
-
-Audit events: one per changed or gone memory, and one summary per project touched.
+1. `projects`: the projects first seen in the store are created and bound (short
+   transactions of the project services);
+2. `new_rows`: rows new to memadmin get their keys, then go in with their versions in
+   chunks of at most ~150 ms each. Nothing refers to them yet and nothing else changes, so
+   they only add; a reference to a row of a later chunk is set in the last step;
+3. `memories`, `audit`, `sessions`, in one transaction the caller opens: rows whose
+   (category, normalized_hash) moves take a placeholder hash first (rows that trade contents
+   never collide on the unique constraint), changed, adopted and returning rows are updated,
+   rows gone from the store get `upstream_gone_at`; one audit event per changed or gone
+   memory and one summary per project touched. Its size follows what changed, not the store;
+4. `undo`: when a later step fails, the rows of step 2 and the projects of step 1 are taken
+   out again, so a failed sync leaves memadmin as it found it.
 """
 
+import time
 from collections.abc import Callable, Iterable
+
+from django.db import connection, transaction
 
 from memadmin.audit.actors import Actor
 from memadmin.audit.models import AuditEvent
@@ -48,6 +56,10 @@ ACTIONS = {
     "gone": "gone_upstream",
 }
 SUMMARY_ACTION = "context_db_synced"
+NEW_REASON = "new in the store (context.db sync)"
+# Rows new to memadmin go in by chunks sized to take about this long each.
+CHUNK_SECONDS = 0.15
+CHUNK_FIRST, CHUNK_MIN, CHUNK_MAX = 500, 50, 5000
 
 
 def project_name(identity: str) -> str:
@@ -82,6 +94,9 @@ class SyncWriter:
         self.reasons = {update.pk: _reason(update) for update in plan.updates}
         self.total = len(plan.creates) + len(plan.updates) + len(plan.gone)
         self.done = 0
+        self.created_projects: list[Project] = []
+        self.inserted: list[int] = []
+        self.later_references: list[dict] = []
 
     # --- projects
 
@@ -101,6 +116,7 @@ class SyncWriter:
                 )
             projects[identity] = project
             created.append(identity)
+            self.created_projects.append(project)
         bound = set(
             UpstreamProject.objects.filter(project__in=projects.values()).values_list(
                 "project_id", flat=True
@@ -117,28 +133,66 @@ class SyncWriter:
 
     # --- memories
 
-    def memories(self) -> None:
-        """Write every new, changed, adopted, returning and gone memory, with its history."""
+    def new_rows(self) -> None:
+        """Insert the rows new to memadmin, with their versions, in short transactions."""
         self._step(0)
+        pks = reserve_pks(Memory, len(self.plan.creates))
+        for pk, (upstream_id, _) in zip(pks, self.plan.creates, strict=True):
+            self.pk_of_upstream[upstream_id] = pk
+        for update in self.plan.updates:
+            self.pk_of_upstream[update.upstream_id] = update.pk
+        new = set(pks)
+        size, start = CHUNK_FIRST, 0
+        while start < len(pks):
+            chunk = [
+                self._row(values, upstream_id, pk)
+                for pk, (upstream_id, values) in zip(
+                    pks[start : start + size], self.plan.creates[start : start + size], strict=True
+                )
+            ]
+            began = time.perf_counter()
+            with transaction.atomic():
+                rows_insert(Memory, [self._without_later(row, chunk, new) for row in chunk])
+                self._history(chunk, "+", NEW_REASON)
+                self.written(chunk)
+            self.inserted += [row["id"] for row in chunk]
+            start += len(chunk)
+            self._step(len(chunk))
+            elapsed = max(time.perf_counter() - began, 0.001)
+            size = max(CHUNK_MIN, min(CHUNK_MAX, int(len(chunk) * CHUNK_SECONDS / elapsed)))
+
+    def _without_later(self, row: dict, chunk: list[dict], new: set[int]) -> dict:
+        """Return the row to insert: a reference to a new row of a later chunk waits.
+
+        The database checks foreign keys when each chunk commits, so such a reference is
+        written by `memories`, in the last transaction; the history version has it already.
+        """
+        successor = row["superseded_by_id"]
+        if successor is None or successor not in new or successor <= chunk[-1]["id"]:
+            return row
+        self.later_references.append({"id": row["id"], "superseded_by_id": successor})
+        return {**row, "superseded_by_id": None}
+
+    def written(self, rows: list[dict]) -> None:
+        """Note memory rows just written from the store, inside the transaction writing them.
+
+        The one place a sync's written rows pass through (new rows by chunk, then the
+        changed, adopted, returning and gone ones): what must be kept per written row is
+        kept from here.
+        """
+
+    def memories(self) -> None:
+        """Write every changed, adopted, returning and gone memory, with its history.
+
+        Runs inside the caller's last transaction, after `new_rows`.
+        """
         moving = [update for update in self.plan.updates if update.key_changes]
         rows_update(
             Memory,
             [{"id": u.pk, "normalized_hash": f"~{u.pk}"} for u in moving],
             ["normalized_hash"],
         )
-        pks = reserve_pks(Memory, len(self.plan.creates))
-        for pk, (upstream_id, _) in zip(pks, self.plan.creates, strict=True):
-            self.pk_of_upstream[upstream_id] = pk
-        for update in self.plan.updates:
-            self.pk_of_upstream[update.upstream_id] = update.pk
-        created = [
-            self._row(values, upstream_id, pk)
-            for pk, (upstream_id, values) in zip(pks, self.plan.creates, strict=True)
-        ]
-        # Every reference is known before the insert: rows go in with them, in key order,
-        # and the database checks the foreign keys at commit.
-        rows_insert(Memory, created, on_batch=self._step)
-        self._history(created, "+", "new in the store (context.db sync)")
+        rows_update(Memory, self.later_references, ["superseded_by"])
         self.updated = [self._row(u.new, u.upstream_id, u.pk) for u in self.plan.updates]
         rows_update(Memory, self.updated, UPDATED_FIELDS, on_batch=self._step)
         self._history(self.updated, "~", "")
@@ -147,6 +201,34 @@ class SyncWriter:
             row["upstream_gone_at"] = self.now
         rows_update(Memory, self.gone, ["upstream_gone_at"], on_batch=self._step)
         self._history(self.gone, "~", "gone from the store (context.db sync)")
+        self.written(self.updated + self.gone)
+
+    def undo(self) -> None:
+        """Take out what `new_rows` and `projects` added, when a later step failed."""
+        quote = connection.ops.quote_name
+        memories, versions = Memory._meta.db_table, Memory.history.model._meta.db_table
+        for start in range(0, len(self.inserted), CHUNK_MAX):
+            chunk = self.inserted[start : start + CHUNK_MAX]
+            marks = ", ".join(["%s"] * len(chunk))
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(
+                    f"UPDATE {quote(memories)} SET superseded_by_id = NULL WHERE id IN ({marks})",
+                    chunk,
+                )
+        for start in range(0, len(self.inserted), CHUNK_MAX):
+            chunk = self.inserted[start : start + CHUNK_MAX]
+            marks = ", ".join(["%s"] * len(chunk))
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(f"DELETE FROM {quote(memories)} WHERE id IN ({marks})", chunk)
+                cursor.execute(
+                    f"DELETE FROM {quote(versions)} WHERE id IN ({marks}) AND history_type = '+'",
+                    chunk,
+                )
+        self.inserted = []
+        for project in self.created_projects:
+            if not Memory.objects.filter(project=project).exists():
+                project.delete()
+        self.created_projects = []
 
     def _step(self, count: int) -> None:
         self.done += count

@@ -10,51 +10,50 @@ from memadmin.htmx_request import HtmxHttpRequest
 
 from . import selectors
 from .models import UpstreamStore
-from .sync_services import SyncRefused, context_db_sync
+from .sync_jobs import active_jobs, job_queue, job_reap
 
 
 def _page(request: HtmxHttpRequest, *, template_name: str = "interop/index.html", **extra):
+    job_reap()
     context = {
         "stores": selectors.store_list(),
         "runs": selectors.recent_runs(),
-        "surfaces": selectors.sessions_by_surface(),
+        "jobs": active_jobs(),
         **extra,
     }
+    if not template_name.endswith("#sync-section"):
+        context["surfaces"] = selectors.sessions_by_surface()
     return render(request, template_name, context)
 
 
 @require_GET
 @role_required("viewer")
 def index(request: HtmxHttpRequest) -> HttpResponse:
-    """Show the stores, the recent sync runs and the sessions per prompt surface."""
+    """Show the stores, the syncs under way and recent, and the sessions per prompt surface.
+
+    An htmx request (the sync section polling while a sync runs) gets that section only.
+    """
+    if request.htmx:
+        return _page(request, template_name="interop/index.html#sync-section")
     return _page(request)
 
 
 @require_POST
 @role_required("editor")
 def store_sync(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """Sync a known store again from the path it was last read at; the actor is "import".
+    """Queue a sync of a known store from the path it was last read at; return at once.
 
-    Without JavaScript the page is served again after a redirect; with htmx only the stores
-    and runs section comes back, with the new run on top.
+    The background worker runs it (actor "import"); the page shows its progress and then
+    its run. Without JavaScript the page is served again after a redirect (reload it to
+    follow the progress); with htmx only the sync section comes back, and polls.
     """
     try:
         store = selectors.store_detail(pk)
     except UpstreamStore.DoesNotExist as missing:
         raise Http404("No such store.") from missing
     reason = f"sync started by {request.user.get_username()} on the interop page"
-    outcome = {}
-    try:
-        run = context_db_sync(path=store.path, reason=reason)
-    except SyncRefused as refused:
-        outcome = {"refused": refused.messages[:20]}
-        messages.error(request, f"The sync of {store.path} was refused; nothing was imported.")
-    else:
-        messages.success(
-            request,
-            f"Synced {store.path}: {run.new} new, {run.changed} changed, "
-            f"{run.unchanged} unchanged, {run.gone} gone, {run.flagged} flagged.",
-        )
+    job_queue(store=store, actor=request.user, reason=reason)
+    messages.info(request, f"Sync of {store.path} queued; the background worker runs it.")
     if request.htmx:
-        return _page(request, template_name="interop/index.html#sync-section", **outcome)
+        return _page(request, template_name="interop/index.html#sync-section")
     return redirect("interop:index")

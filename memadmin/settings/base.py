@@ -26,6 +26,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "django_tables2",
     "simple_history",
+    "django_tasks_db",
     "memadmin.accounts",
     "memadmin.audit",
     "memadmin.taxonomy",
@@ -133,6 +134,10 @@ SECURE_CSP = {
     "base-uri": [CSP.SELF],
     "object-src": [CSP.NONE],
 }
+
+# Background work (syncs started from the web, the periodic store refresh) is queued in the
+# database and run by `manage.py run_worker`: no extra server on SQLite or PostgreSQL.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 
 DJANGO_TABLES2_TEMPLATE = "django_tables2/table.html"
 

@@ -1,9 +1,14 @@
 """Fixtures for the interop tests: real upstream-shaped stores on disk, and their digests."""
 
 import hashlib
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from django.conf import settings
+from django.db import connection
 
 from tests.upstream_store import OTHER_PROJECT, PROJECT, build_store, make_row, make_session
 
@@ -45,6 +50,42 @@ def store(tmp_path):
         return build_store(tmp_path / name, rows=rows, sessions=sessions, **options)
 
     return make
+
+
+def disk_environment(work: Path) -> dict:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memadmin.settings.local"}
+    env["MEMADMIN_VAR_DIR"] = str(work / "var")
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        env["DATABASE_URL"] = (
+            url.rsplit("/", 1)[0] + "/" + settings.DATABASES["default"]["NAME"] + "_locks"
+        )
+    return env
+
+
+def manage(env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], env=env, capture_output=True, text=True, check=True
+    )
+
+
+@pytest.fixture
+def shared_database(tmp_path, django_db_blocker):
+    """Return the environment of a fresh database on disk, migrated, that processes share.
+
+    SQLite: a file in the test's folder. PostgreSQL: a scratch database beside the test one.
+    """
+    env = disk_environment(tmp_path)
+    if connection.vendor == "postgresql":
+        name = env["DATABASE_URL"].rsplit("/", 1)[1]
+        with django_db_blocker.unblock(), connection.cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            cursor.execute(f'CREATE DATABASE "{name}"')
+    manage(env, "migrate", "--verbosity", "0")
+    yield env
+    if connection.vendor == "postgresql":
+        with django_db_blocker.unblock(), connection.cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 __all__ = ["OTHER_PROJECT", "PROJECT", "rows_for", "sha256", "side_file"]

@@ -5,6 +5,7 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
+from memadmin.interop.models import SyncRun
 from memadmin.interop.progress import ProgressBar, render
 from tests.interop.conftest import OTHER_PROJECT, PROJECT
 from tests.upstream_store import make_row
@@ -28,6 +29,16 @@ def test_summary_and_progress(store):
     assert "writing            [##############################] 100% 2/2" in err
     again, _ = run(str(store(rows=rows, name="same.db")), "--no-progress")
     assert "0 new, 0 changed, 2 unchanged, 0 gone, 1 flagged" in again
+
+
+def test_incremental_option_reports_nothing_changed(store):
+    """--incremental on a store synced before, unchanged, says so and records no run."""
+    path = str(store(rows=[make_row(content="One.")]))
+    first, _ = run(path, "--incremental", "--no-progress")
+    assert "1 new" in first
+    again, _ = run(path, "--incremental", "--no-progress")
+    assert again == f"{path}: nothing changed since the last sync\n"
+    assert SyncRun.objects.count() == 1
 
 
 def test_project_option(store):

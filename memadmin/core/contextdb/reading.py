@@ -68,6 +68,25 @@ def _read_snapshot(connection: sqlite3.Connection, path: Path, *, tolerant: bool
     return StoreRead(memories=memories, sessions=sessions, problems=problems + session_problems)
 
 
+def read_sessions(
+    path: str | Path, *, timeout: float = DEFAULT_TIMEOUT_SECONDS
+) -> tuple[list[UpstreamSession], list[RowProblem]]:
+    """Return a store's sessions and the problems found in them, without its memories."""
+    path = Path(path)
+    connection = open_readonly(path, timeout=timeout)
+    try:
+        with translated_errors(path):
+            try:
+                return _read_sessions(connection, tolerant=False)
+            except sqlite3.OperationalError as error:
+                if not is_decoding_error(error):
+                    raise
+            connection.text_factory = decode_tolerantly
+            return _read_sessions(connection, tolerant=True)
+    finally:
+        connection.close()
+
+
 def _read_sessions(
     connection: sqlite3.Connection, *, tolerant: bool
 ) -> tuple[list[UpstreamSession], list[RowProblem]]:

@@ -48,13 +48,19 @@ def read_table(
     present: Mapping[str, str],
     *,
     tolerant: bool = False,
+    where: str = "",
+    params: tuple = (),
 ) -> tuple[list[object], list[RowProblem]]:
     """Return the records of every usable row of ``spec.table`` and the problems found.
 
     ``present`` maps the table's columns to their declared types. With ``tolerant`` set, the connection's text
     factory is :func:`decode_tolerantly` and every row is searched for misencoded text.
+    ``where`` (with its ``params``) limits the rows read.
     """
-    query = select_checked(spec.table, spec.rules, present) + f" ORDER BY {spec.order_by}"
+    query = select_checked(spec.table, spec.rules, present)
+    if where:
+        query += f" WHERE {where}"
+    query += f" ORDER BY {spec.order_by}"
     attributes = spec.attributes
     # JSON text is parsed in Python: a row holding some takes the slower path too.
     json_positions = [
@@ -66,7 +72,7 @@ def read_table(
     no_json = (None,) * len(json_positions) + ("",) if json_positions else ""
     records: list[object] = []
     problems: list[RowProblem] = []
-    for row in connection.execute(query):
+    for row in connection.execute(query, params):
         if tolerant or json_values(row) != no_json:
             record = _convert(row, spec, problems)
             if record is not None:
@@ -108,10 +114,34 @@ def _convert(row: tuple, spec: TableSpec, problems: list[RowProblem]) -> object 
                 )
                 values[index] = rule.fallback
                 continue
+            if rule.kind == OBJECT and _decodes_to_nul(value, parsed):
+                problems.append(
+                    RowProblem(
+                        spec.table, row_id, rule.name, describe("nul_escape", value, rule), skipped
+                    )
+                )
+                values[index] = rule.fallback
+                continue
             values[index] = tuple(parsed) if rule.kind == INT_LIST else parsed
     if skipped:
         return None
     return _build(spec.record, spec.attributes, values)
+
+
+def _decodes_to_nul(text: str, parsed: object) -> bool:
+    """Return True when JSON ``text`` holds a ``\\u0000`` escape that decoded to NUL."""
+    return "\\u0000" in text.lower() and _holds_nul(parsed)
+
+
+def _holds_nul(value: object) -> bool:
+    """Return True when a parsed JSON value holds NUL in any string, keys included."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(item) for item in value)
+    return False
 
 
 def _build(record_class: type, attributes: tuple[str, ...], values: tuple | list) -> object:

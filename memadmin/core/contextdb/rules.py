@@ -151,6 +151,9 @@ def problem_branches(rule: ColumnRule, declared: str) -> list[tuple[str, str]]:
     if not rule.nullable:
         branches.append((f"{column} IS NULL", "null"))
     branches.append((_type_is_wrong(column, rule.kind, declared), "type"))
+    if rule.kind != INTEGER:
+        # PostgreSQL's text and JSON cannot hold NUL; refusing it here keeps both engines alike.
+        branches.append((f"instr({column}, char(0)) > 0", "nul"))
     if rule.allowed:
         allowed = ", ".join(_literal(value) for value in rule.allowed)
         branches.append((f"{column} NOT IN ({allowed})", "value"))
@@ -217,6 +220,11 @@ def describe(code: str, value: object, rule: ColumnRule) -> str:
         return f"{shown} is not a JSON array of integers"
     if code == "object":
         return f"{shown} is not a JSON object"
+    if code == "nul":
+        at = value.find("\x00") + 1 if isinstance(value, str) else 0
+        return f"holds a NUL character (at character {at}), which memadmin cannot store"
+    if code == "nul_escape":
+        return "holds JSON whose text decodes to a NUL character, which memadmin cannot store"
     if code == "utf8":
         return "is not valid UTF-8; read with replacement characters"
     return f"{shown} has an unknown problem ({code})"

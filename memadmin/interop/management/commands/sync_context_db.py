@@ -29,6 +29,12 @@ class Command(BaseCommand):
             "--no-pack", action="store_true", help="install no pack in new projects"
         )
         parser.add_argument("--no-progress", action="store_true", help="print no progress bar")
+        parser.add_argument(
+            "--incremental",
+            action="store_true",
+            help="read only the rows changed since the last sync (a store never synced is read "
+            "whole); nothing changed prints so and records no run",
+        )
 
     def handle(self, *args, **options):
         bar = None if options["no_progress"] else ProgressBar(self.stderr)
@@ -38,6 +44,8 @@ class Command(BaseCommand):
                 project=options["project"],
                 pack=None if options["no_pack"] else options["pack"],
                 progress=bar,
+                incremental=options["incremental"],
+                record_empty=not options["incremental"],
             )
         except SyncRefused as refused:
             if bar is not None:
@@ -52,6 +60,9 @@ class Command(BaseCommand):
             ) from refused
         if bar is not None:
             bar.close()
+        if run is None:
+            self.stdout.write(f"{options['path']}: nothing changed since the last sync")
+            return
         self.stdout.write(summary_text(run))
         for warning in run.warnings[:PROBLEMS_SHOWN]:
             row = "" if warning["row"] is None else f" row {warning['row']}"

@@ -1,0 +1,130 @@
+"""Read only what changed in a store since a set of marks: the incremental sync's reader.
+
+A change upstream shows in one of three places: a new row has a higher id (ids only grow,
+the table is AUTOINCREMENT), a changed row a later time in one of its time columns, and an
+archive, delete, update or supersession a new `memory_mutation_log` row. The marks are the
+highest of each seen so far; rows at or above them (times less a margin, for clocks that
+disagree) are read again, and every id once, cheaply, to find the rows deleted since.
+"""
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from memadmin.core.contextdb.opening import (
+    DEFAULT_TIMEOUT_SECONDS,
+    memory_columns,
+    open_readonly,
+    require_memory_columns,
+    table_columns,
+    translated_errors,
+)
+from memadmin.core.contextdb.reading import MEMORY_SPEC
+from memadmin.core.contextdb.records import RowProblem, UpstreamMemory
+from memadmin.core.contextdb.rows import decode_tolerantly, is_decoding_error, read_table
+
+TIME_COLUMNS = ("updated_at", "last_seen_at", "last_retrieved_at", "verified_at")
+MARGIN_MS = 60 * 1000
+LOG_TABLE = "memory_mutation_log"
+
+
+@dataclass(frozen=True)
+class StoreMarks:
+    """How far a store has got: its row count, highest id, latest time and last log id."""
+
+    count: int = 0
+    max_id: int = 0
+    changed_at: int = 0
+    log_id: int = 0
+
+
+@dataclass(frozen=True)
+class ChangedRead:
+    """The rows changed since some marks, every id of the store, and the marks now."""
+
+    memories: list[UpstreamMemory]
+    problems: list[RowProblem]
+    ids: frozenset[int]
+    marks: StoreMarks
+
+
+def _integer(value: object) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def marks_of(connection: sqlite3.Connection, columns) -> StoreMarks:
+    """Return a store's marks, read on an open connection (inside the caller's snapshot)."""
+    times = [name for name in TIME_COLUMNS if name in columns]
+    aggregates = ", ".join(f'max("{name}")' for name in times)
+    row = connection.execute(
+        f'SELECT count(*), max("id"){", " + aggregates if aggregates else ""} FROM memories'
+    ).fetchone()
+    log_id = 0
+    log_columns = table_columns(connection, LOG_TABLE)
+    if log_columns is not None and "id" in log_columns:
+        log_id = _integer(connection.execute(f"SELECT max(id) FROM {LOG_TABLE}").fetchone()[0])
+    changed_at = max((_integer(value) for value in row[2:]), default=0)
+    return StoreMarks(row[0], _integer(row[1]), changed_at, log_id)
+
+
+def store_marks(path: str | Path, *, timeout: float = DEFAULT_TIMEOUT_SECONDS) -> StoreMarks:
+    """Return a store's marks: four aggregate reads, whatever its size."""
+    path = Path(path)
+    connection = open_readonly(path, timeout=timeout)
+    try:
+        with translated_errors(path):
+            return marks_of(connection, memory_columns(connection, path))
+    finally:
+        connection.close()
+
+
+def read_changed(
+    path: str | Path, since: StoreMarks, *, timeout: float = DEFAULT_TIMEOUT_SECONDS
+) -> ChangedRead:
+    """Return the rows new or changed since ``since``, every id, and the marks, in one snapshot."""
+    path = Path(path)
+    connection = open_readonly(path, timeout=timeout)
+    try:
+        with translated_errors(path):
+            try:
+                return _read(connection, path, since, tolerant=False)
+            except sqlite3.OperationalError as error:
+                if not is_decoding_error(error):
+                    raise
+            connection.text_factory = decode_tolerantly
+            return _read(connection, path, since, tolerant=True)
+    finally:
+        connection.close()
+
+
+def _read(connection, path: Path, since: StoreMarks, *, tolerant: bool) -> ChangedRead:
+    connection.execute("BEGIN")
+    try:
+        columns = memory_columns(connection, path)
+        require_memory_columns(columns, path)
+        marks = marks_of(connection, columns)
+        conditions, params = ['"id" > ?'], [since.max_id]
+        for name in TIME_COLUMNS:
+            if name in columns:
+                conditions.append(f'"{name}" >= ?')
+                params.append(since.changed_at - MARGIN_MS)
+        log_columns = table_columns(connection, LOG_TABLE) or {}
+        if {"id", "target_memory_id"} <= log_columns.keys():
+            conditions.append(f'"id" IN (SELECT target_memory_id FROM {LOG_TABLE} WHERE id > ?)')
+            params.append(since.log_id)
+        memories, problems = read_table(
+            connection,
+            MEMORY_SPEC,
+            columns,
+            tolerant=tolerant,
+            where=" OR ".join(conditions),
+            params=tuple(params),
+        )
+        ids = frozenset(
+            row[0]
+            for row in connection.execute("SELECT id FROM memories")
+            if isinstance(row[0], int)
+        )
+    finally:
+        connection.execute("ROLLBACK")
+    return ChangedRead(memories, problems, ids, marks)

@@ -1,0 +1,135 @@
+"""Time syncs of a large upstream-shaped store: what `manage.py bench_sync` runs in a child process.
+
+    python -m memadmin.interop.sync_benchmark --rows 100000 --work DIR
+
+The child's MEMADMIN_VAR_DIR (set by the command) holds a fresh memadmin database, or
+DATABASE_URL names a PostgreSQL database it flushes. Builds (once, kept under --work) a
+store of --rows memories in three projects, a sixth in a category the pack lacks, one in a
+thousand with `merged_from`, written a second apart, with upstream's WAL mode and FTS
+triggers; then times the first (full) sync, an incremental sync that finds nothing changed,
+and one after 1% of the rows changed and 0.5% were deleted, and prints each with its
+target, met or missed, and the process's peak memory. Needs the repository's `tests`
+package (the upstream store builder), so it runs from a checkout.
+"""
+
+import argparse
+import os
+import resource
+import shutil
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+CATEGORIES = ("PROJECT_RULES", "ARCHITECTURE", "CONSTRAINTS", "CONFIG_VALUES", "NAMING", "ODD_ONE")
+PROJECTS = ("git:" + "1" * 40, "git:" + "2" * 40, "dir:3c3c3c3c3c")
+TARGETS = {"first": 15.0, "unchanged": 0.5, "changed": 2.0}
+MEMORY_TARGET_MB, MEMORY_TARGET_ROWS = 300, 450_000
+
+
+def build(path: Path, rows: int) -> None:
+    """Write an upstream-shaped store of ``rows`` memories at ``path``."""
+    from tests.upstream_store import BASE_TIME_MS, build_store, make_row
+
+    def row(i: int) -> dict:
+        moment = BASE_TIME_MS + i * 1000
+        return make_row(
+            project_path=PROJECTS[i % len(PROJECTS)],
+            category=CATEGORIES[i % len(CATEGORIES)],
+            content=f"Fact {i}: releases go through scripts/release.sh with the version number.",
+            importance=1 + i % 100,
+            first_seen_at=moment,
+            created_at=moment,
+            updated_at=moment,
+            last_seen_at=moment,
+            merged_from="[1, 2]" if i % 1000 == 999 else None,
+        )
+
+    build_store(path, rows=(row(i) for i in range(rows)))
+
+
+def change_upstream(path: Path) -> None:
+    """Change 1% of the store's rows (a later time, as upstream writes) and delete 0.5%."""
+    connection = sqlite3.connect(path)
+    with connection:
+        latest = connection.execute("SELECT max(updated_at) FROM memories").fetchone()[0]
+        connection.execute(
+            "UPDATE memories SET seen_count = seen_count + 1, updated_at = ? + id "
+            "WHERE id % 100 = 7",
+            (latest,),
+        )
+        connection.execute("DELETE FROM memories WHERE id % 200 = 3")
+    connection.close()
+
+
+def peak_mb() -> float:
+    """Return this process's peak resident memory in MB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--work", type=Path, required=True)
+    options = parser.parse_args()
+    options.work.mkdir(parents=True, exist_ok=True)
+    pristine = options.work / f"pristine-{options.rows}.db"
+    if not pristine.exists():
+        started = time.perf_counter()
+        build(pristine, options.rows)
+        print(f"built a {options.rows}-row store in {time.perf_counter() - started:.1f} s")
+    store = options.work / "context.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{store}{suffix}").unlink(missing_ok=True)
+    shutil.copyfile(pristine, store)
+
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    from memadmin.interop.sync_services import context_db_sync
+
+    call_command("migrate", verbosity=0, skip_checks=True)
+    if os.environ.get("DATABASE_URL"):
+        call_command("flush", interactive=False, verbosity=0)
+    engine = connection.vendor
+    steps = (
+        ("first", "first sync, full (all new)", False),
+        ("unchanged", "incremental, nothing changed", True),
+        ("changed", "incremental, 1% changed and 0.5% deleted", True),
+    )
+    met = True
+    for key, label, incremental in steps:
+        if key == "changed":
+            change_upstream(store)
+        started, cpu = time.perf_counter(), time.process_time()
+        run = context_db_sync(path=store, incremental=incremental, record_empty=False)
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        target = TARGETS[key]
+        verdict = "met" if elapsed < target else "MISSED"
+        met = met and elapsed < target
+        counts = (
+            "nothing to write"
+            if run is None
+            else f"{run.new} new, {run.changed} changed, {run.unchanged} unchanged, {run.gone} gone"
+        )
+        print(
+            f"{engine}: {label}: {elapsed:.2f} s ({cpu:.2f} s CPU), target < {target:g} s: "
+            f"{verdict} — {counts}"
+        )
+        sys.stdout.flush()
+    memory = peak_mb()
+    scaled = memory * MEMORY_TARGET_ROWS / options.rows
+    verdict = "met" if scaled < MEMORY_TARGET_MB else "MISSED"
+    print(
+        f"{engine}: peak memory {memory:.0f} MB at {options.rows} rows (about {scaled:.0f} MB "
+        f"at {MEMORY_TARGET_ROWS} by proportion), target < {MEMORY_TARGET_MB} MB at "
+        f"{MEMORY_TARGET_ROWS}: {verdict}"
+    )
+    sys.exit(0 if met else 1)
+
+
+if __name__ == "__main__":
+    main()

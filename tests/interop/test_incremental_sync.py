@@ -1,0 +1,146 @@
+"""The incremental sync reads what changed since its watermarks, and the periodic refresh
+records only the runs that changed something or failed."""
+
+import sqlite3
+
+import pytest
+
+from memadmin.core.hashing import normalized_hash as memory_normalized_hash
+from memadmin.interop import incremental, sync_services
+from memadmin.interop.incremental import stores_refresh
+from memadmin.interop.models import StoreWatermark, SyncRun
+from memadmin.interop.sync_services import context_db_sync
+from memadmin.memories.models import Memory
+from tests.interop.conftest import PROJECT, rows_for
+from tests.upstream_store import BASE_TIME_MS
+
+pytestmark = pytest.mark.django_db
+
+LATER = BASE_TIME_MS + 3_600_000
+
+
+@pytest.fixture(autouse=True)
+def _fresh_refresh_state(monkeypatch):
+    monkeypatch.setattr(incremental, "_last_full", {})
+    monkeypatch.setattr(incremental, "_failed_at", {})
+
+
+@pytest.fixture
+def planned(monkeypatch):
+    """Return the list of how many store rows each plan was given."""
+    sizes = []
+    plan_sync = sync_services.plan_sync
+
+    def spy(**arguments):
+        sizes.append(len(arguments["memories"]))
+        return plan_sync(**arguments)
+
+    monkeypatch.setattr(sync_services, "plan_sync", spy)
+    return sizes
+
+
+def _execute(path, *statements):
+    writer = sqlite3.connect(path, isolation_level=None)
+    for statement, params in statements:
+        writer.execute(statement, params)
+    writer.close()
+
+
+def spread_rows(count: int) -> list[dict]:
+    """Return rows written an hour apart, the newest first, as a store that has lived has."""
+    rows = rows_for(count)
+    for n, row in enumerate(rows):
+        moment = BASE_TIME_MS - n * 3_600_000
+        row.update(first_seen_at=moment, created_at=moment, updated_at=moment, last_seen_at=moment)
+    return rows
+
+
+def _incremental(path):
+    return context_db_sync(path=path, incremental=True, record_empty=False)
+
+
+def test_nothing_changed_records_nothing_and_notes_the_check(store, planned):
+    """With no mark moved, nothing is read or planned, no run recorded, the check time kept."""
+    path = store(rows=rows_for(50))
+    context_db_sync(path=path)
+    before = StoreWatermark.objects.get().checked_at
+    assert _incremental(path) is None
+    assert planned == [50]
+    assert SyncRun.objects.count() == 1
+    assert StoreWatermark.objects.get().checked_at >= before
+
+
+def test_a_change_a_new_row_and_a_deletion_are_found_reading_only_those(store, planned):
+    """An edited row, a new row and a deleted row come in; only those (and the newest) are read."""
+    path = store(rows=spread_rows(50))
+    context_db_sync(path=path)
+    text = "Edited upstream."
+    _execute(
+        path,
+        (
+            "UPDATE memories SET content = ?, normalized_hash = ?, updated_at = ? WHERE id = 7",
+            (text, memory_normalized_hash(text), LATER),
+        ),
+        ("DELETE FROM memories WHERE id = 9", ()),
+        (
+            "INSERT INTO memories (project_path, category, content, normalized_hash, "
+            "first_seen_at, created_at, updated_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                PROJECT,
+                "NAMING",
+                "New row.",
+                memory_normalized_hash("New row."),
+                LATER,
+                LATER,
+                LATER,
+                LATER,
+            ),
+        ),
+    )
+    run = _incremental(path)
+    assert (run.new, run.changed, run.gone, run.unchanged) == (1, 1, 1, 48)
+    assert planned[-1] == 3  # the edited row, the new one, and row 1, as new as the watermark
+    assert Memory.objects.get(upstream_id=7).content == text
+    assert Memory.objects.get(upstream_id=9).upstream_gone_at is not None
+    assert _incremental(path) is None
+
+
+def test_a_change_seen_only_in_the_mutation_log_is_found(store):
+    """An archive that moved no time column is caught by the mutation log's watermark."""
+    path = store(rows=rows_for(5))
+    context_db_sync(path=path)
+    _execute(
+        path,
+        ("UPDATE memories SET status = 'archived' WHERE id = 2", ()),
+        (
+            "INSERT INTO memory_mutation_log (project_path, mutation_type, target_memory_id, "
+            "queued_at) VALUES (?, 'archive', 2, ?)",
+            (PROJECT, BASE_TIME_MS),
+        ),
+    )
+    run = _incremental(path)
+    assert run.changed == 1
+    assert Memory.objects.get(upstream_id=2).status == "archived"
+
+
+def test_periodic_refresh_records_a_refusal_once(store):
+    """A bad row upstream is refused once; later refreshes skip the unchanged store."""
+    path = store(rows=rows_for(3))
+    context_db_sync(path=path)
+    _execute(
+        path, ("UPDATE memories SET content = ?, updated_at = ? WHERE id = 1", ("a\x00b", LATER))
+    )
+    assert stores_refresh() == {str(path): "refused"}
+    assert stores_refresh() == {str(path): "skipped: unchanged since its last refusal"}
+    assert SyncRun.objects.filter(outcome="refused").count() == 1
+
+
+def test_periodic_refresh_records_only_runs_that_changed_something(store):
+    """Refreshes of an unchanged store add no run; one that brings a change adds one."""
+    path = store(rows=rows_for(3))
+    context_db_sync(path=path)
+    assert stores_refresh() == {str(path): "unchanged"}
+    assert stores_refresh() == {str(path): "unchanged"}
+    _execute(path, ("UPDATE memories SET importance = 80, updated_at = ? WHERE id = 3", (LATER,)))
+    assert stores_refresh() == {str(path): "synced: 0 new, 1 changed, 0 gone"}
+    assert SyncRun.objects.count() == 2
