@@ -221,10 +221,15 @@ class _Write:
 
     def run(self) -> None:
         bases = bases_of(self.olds)
+        referenced = set()
+        for change in self.changes:
+            referenced |= {pk for pk in change.memory.merged_from or () if isinstance(pk, int)}
+            if change.memory.superseded_by_id is not None:
+                referenced.add(change.memory.superseded_by_id)
         upstream_of = dict(
-            Memory.objects.filter(project=self.project, upstream_id__isnull=False).values_list(
-                "pk", "upstream_id"
-            )
+            Memory.objects.filter(
+                pk__in=referenced, project=self.project, upstream_id__isnull=False
+            ).values_list("pk", "upstream_id")
         )
         with store.store_transaction(
             self.upstream.path,

@@ -26,7 +26,9 @@ from memadmin.taxonomy.selectors import category_names
 from memadmin.taxonomy.services import pack_load
 
 from .models import SyncRun, UpstreamProject, UpstreamStore
+from .store_writes import OFF, store_mode
 from .sync_plan import FIELDS, SyncPlan, plan_sync
+from .sync_pushes import plan_bases, store_push, sync_settle
 from .sync_writes import SyncWriter
 
 DEFAULT_PACK = "magic-context"
@@ -111,6 +113,7 @@ def context_db_sync(
     reason: str = "",
     progress: Progress | None = None,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    pull_only: bool = False,
 ) -> SyncRun:
     """Bring the memories and sessions of a store into memadmin; return the run's summary.
 
@@ -118,11 +121,14 @@ def context_db_sync(
     memadmin does not is created, with ``pack`` installed (none when ``pack`` is None).
     Raise SyncRefused, having written nothing but the refused run's record, when the file
     is not a readable store or any row cannot be imported as it is. ``timeout`` is how
-    long to wait for a store another process holds locked.
+    long to wait for a store another process holds locked. Rows memadmin changed since its
+    base are pushed to the store or kept as conflicts (`sync_pushes`), unless ``pull_only``
+    (or ``MEMADMIN_STORE_WRITES=off``) takes the store's rows as they are.
     """
     path = Path(path)
     report = progress or _silent
     run = _Run(path=path, project=project, actor=actor)
+    run.pull_only = pull_only or store_mode() == OFF
     report("read", 0, 1)
     try:
         info = inspect_store(path, timeout=timeout)
@@ -178,6 +184,7 @@ def _plan_and_write(run: _Run, read, info, store_key: str, pack, warnings, repor
         raise _Refusal(messages, store, problems)
     report("compare", 0, len(memories))
     upstream_of_pk = scope.upstream_of_pk()
+    bases = plan_bases(scope.projects.values())
     plan = plan_sync(
         memories=memories,
         store_ids=frozenset(m.id for m in read.memories) | read_skipped_ids(read.problems),
@@ -185,12 +192,15 @@ def _plan_and_write(run: _Run, read, info, store_key: str, pack, warnings, repor
         upstream_of_pk=upstream_of_pk,
         categories=scope.categories(spec),
         now=run.started,
+        bases=bases,
+        pull_only=run.pull_only,
     )
     report("compare", len(memories), len(memories))
     problems += plan.problems
     if problems:
         raise _Refusal([problem_text(p) for p in problems], store, problems)
     store = _store_save(store, store_key, run.path, info, run.started)
+    pushed = store_push(plan, store=store, path=run.path, now=run.started)
     writer = SyncWriter(
         store=store,
         plan=plan,
@@ -202,8 +212,18 @@ def _plan_and_write(run: _Run, read, info, store_key: str, pack, warnings, repor
     created = writer.projects(scope.projects, scope.identities(), spec)
     writer.memories()
     writer.audit()
+    sync_settle(
+        plan,
+        store=store,
+        known=bases,
+        pk_of_upstream=writer.pk_of_upstream,
+        pushed=pushed,
+        actor=run.actor,
+        now=run.started,
+    )
     sessions = writer.sessions(read.sessions, scope.session_filter(project))
-    return _record(run, store, plan, created, sessions, warnings + plan.warnings)
+    warnings = warnings + plan.warnings + pushed.warnings
+    return _record(run, store, plan, created, sessions, warnings, pushed=len(pushed.memories))
 
 
 def read_skipped_ids(problems: list[RowProblem]) -> frozenset[int]:
@@ -353,7 +373,9 @@ def _store_save(store, store_key: str, path: Path, info, now: int) -> UpstreamSt
     return store
 
 
-def _record(run: _Run, store, plan: SyncPlan, created, sessions: int, warnings) -> SyncRun:
+def _record(
+    run: _Run, store, plan: SyncPlan, created, sessions: int, warnings, pushed: int = 0
+) -> SyncRun:
     counts = {identity: c.as_dict() for identity, c in sorted(plan.counts.items())}
     return SyncRun.objects.create(
         store=store,
@@ -368,6 +390,8 @@ def _record(run: _Run, store, plan: SyncPlan, created, sessions: int, warnings) 
         unchanged=plan.unchanged,
         gone=len(plan.gone),
         flagged=plan.total_flagged,
+        pushed=pushed,
+        conflicted=len(plan.conflicts),
         sessions=sessions,
         projects_created=created,
         by_project=counts,

@@ -312,6 +312,7 @@ def criteria_override_keep(
         current_category.previous_default = None
         current_category.revision += 1
         current_category.save()
+        criteria_written(current_category.project)
         audit_record(
             action="criteria_override_kept",
             target=current_category,

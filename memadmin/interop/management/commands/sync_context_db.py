@@ -29,6 +29,11 @@ class Command(BaseCommand):
             "--no-pack", action="store_true", help="install no pack in new projects"
         )
         parser.add_argument("--no-progress", action="store_true", help="print no progress bar")
+        parser.add_argument(
+            "--pull-only",
+            action="store_true",
+            help="take the store's rows as they are: push nothing, keep no conflict",
+        )
 
     def handle(self, *args, **options):
         bar = None if options["no_progress"] else ProgressBar(self.stderr)
@@ -38,6 +43,7 @@ class Command(BaseCommand):
                 project=options["project"],
                 pack=None if options["no_pack"] else options["pack"],
                 progress=bar,
+                pull_only=options["pull_only"],
             )
         except SyncRefused as refused:
             if bar is not None:
@@ -68,6 +74,10 @@ def summary_text(run) -> str:
         f"{run.new} new, {run.changed} changed, {run.unchanged} unchanged, "
         f"{run.gone} gone, {run.flagged} flagged; {run.sessions} session(s)"
     ]
+    lines.append(
+        f"  three-way: {run.changed} pulled, {run.pushed} pushed, {run.conflicted} conflicted"
+        + ("; resolve conflicts on the Import/export page" if run.conflicted else "")
+    )
     for identity in run.projects_created:
         lines.append(f"  new project {identity}")
     for identity, counts in run.by_project.items():
