@@ -52,6 +52,7 @@ READ_ROLE = {"accounts": "admin"}
 VIEW_ROLE = {
     "audit:memory_revert": "editor",
     "audit:criteria_revert": "curator",
+    "interop:conflict_resolve": "curator",  # choosing between two people's texts
     "taxonomy:facts": "viewer",  # checking pasted historian output reads, never writes
 }
 

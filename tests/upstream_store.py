@@ -141,9 +141,16 @@ CREATE TABLE workspace_members (
     PRIMARY KEY (workspace_id, project_path)
 );
 CREATE TABLE memory_embeddings (
-    memory_id INTEGER PRIMARY KEY,
+    memory_id INTEGER NOT NULL,
     embedding BLOB NOT NULL,
-    model_id TEXT NOT NULL
+    model_id TEXT NOT NULL,
+    PRIMARY KEY (memory_id, model_id)
+);
+CREATE TABLE project_state (
+    project_path TEXT PRIMARY KEY,
+    project_memory_epoch INTEGER NOT NULL DEFAULT 0,
+    project_user_profile_version INTEGER NOT NULL DEFAULT 0,
+    updated_at INTEGER NOT NULL
 );
 CREATE TABLE memory_write_authority (
     project_path TEXT PRIMARY KEY,
@@ -156,6 +163,26 @@ BEGIN
     SELECT RAISE(ABORT, 'memories: another writer holds authority for this project');
 END;
 """
+
+
+# Schema v54: while upstream's Rust module holds a project's writes, triggers refuse others.
+AUTHORITY_DDL = """
+CREATE TABLE authority_managed (project_path TEXT PRIMARY KEY, since INTEGER NOT NULL);
+CREATE TABLE authority_repair_pending (project_path TEXT PRIMARY KEY, since INTEGER NOT NULL);
+CREATE TABLE context_privilege_state (id INTEGER PRIMARY KEY CHECK (id = 1), enabled INTEGER NOT NULL);
+INSERT INTO context_privilege_state (id, enabled) VALUES (1, 0);
+""" + "".join(
+    f"""
+CREATE TRIGGER memories_authority_{event.lower()} BEFORE {event} ON memories
+WHEN (SELECT enabled FROM context_privilege_state WHERE id = 1) = 0 AND (
+    EXISTS (SELECT 1 FROM authority_managed WHERE project_path = {row}.project_path)
+    OR EXISTS (SELECT 1 FROM authority_repair_pending WHERE project_path = {row}.project_path))
+BEGIN
+    SELECT RAISE(ABORT, 'context.db memory writes are managed by the Rust module');
+END;
+"""
+    for event, row in (("INSERT", "new"), ("UPDATE", "old"), ("DELETE", "old"))
+)
 
 
 def make_row(**overrides: object) -> dict[str, object]:
@@ -263,7 +290,7 @@ def build_store(
         for statement in _statements(script):
             connection.execute(statement)
         if extra_tables:
-            for statement in _statements(_EXTRA_TABLES):
+            for statement in _statements(_EXTRA_TABLES + AUTHORITY_DDL):
                 connection.execute(statement)
         connection.executemany(
             "INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)",

@@ -96,6 +96,8 @@ class SyncRun(models.Model):
     unchanged = models.PositiveIntegerField(default=0)
     gone = models.PositiveIntegerField(default=0)
     flagged = models.PositiveIntegerField(default=0)
+    pushed = models.PositiveIntegerField(default=0)
+    conflicted = models.PositiveIntegerField(default=0)
     sessions = models.PositiveIntegerField(default=0)
     projects_created = models.JSONField(default=list, blank=True)
     by_project = models.JSONField(default=dict, blank=True)
@@ -211,3 +213,49 @@ class StoreWatermark(models.Model):
                 "check_ms": min(took, 2**31 - 1),
             },
         )
+
+
+class StoreBase(models.Model):
+    """What the store held for a memory when memadmin last read or wrote its row: the base.
+
+    ``digest`` is `memadmin.core.contextdb.writing.curated_digest` of the store row's curated
+    values (text, category, status, importance, scope, shareable, expiry, metadata, project);
+    "" for a memory the store does not hold yet. A sync compares the store's row and
+    memadmin's with it, three ways: who changed since. ``pending_since`` is set while
+    memadmin holds a change the store has not had yet (a team server without the file).
+    """
+
+    memory = models.OneToOneField(
+        "memories.Memory", primary_key=True, on_delete=models.CASCADE, related_name="store_base"
+    )
+    digest = models.CharField(max_length=32, blank=True, default="")
+    read_at = models.BigIntegerField(help_text="When the store's row was read or written (ms).")
+    pending_since = models.BigIntegerField(
+        null=True, blank=True, help_text="Since when memadmin holds a change not in the store (ms)."
+    )
+
+    def __str__(self) -> str:
+        return f"{self.memory_id}: {self.digest or 'not in the store'}"
+
+
+class SyncConflict(models.Model):
+    """A memory both memadmin and the store changed since their base: neither was overwritten.
+
+    ``store_values`` and ``memadmin_values`` are each side's curated values when the sync
+    found it (``store_values`` also has the row's ``id`` and ``updated_at``). A curator
+    resolves it (keep one side, or write a merged text); until then the sync leaves both.
+    """
+
+    memory = models.OneToOneField(
+        "memories.Memory", on_delete=models.CASCADE, related_name="sync_conflict"
+    )
+    store = models.ForeignKey(UpstreamStore, on_delete=models.CASCADE, related_name="conflicts")
+    store_values = models.JSONField()
+    memadmin_values = models.JSONField()
+    found_at = models.BigIntegerField(help_text="Milliseconds since the epoch.")
+
+    class Meta:
+        ordering = ["-found_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"conflict on {self.memory_id}"

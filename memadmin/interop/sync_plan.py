@@ -1,5 +1,11 @@
 """Plan a sync from a magic-context store: which rows are new, changed, unchanged or gone.
 
+The plan is three-way where memadmin keeps a base for a row (the curated values the store
+held when memadmin last read or wrote it, as a digest): only the store changed since, the
+row is pulled; only memadmin changed (an edit kept while the store was out of reach), it is
+pushed; both changed, differently, it is a conflict and neither side is overwritten. A row
+without a base is pulled as before. ``pull_only`` pulls every changed row.
+
 Plain data in, plain data out: the rows read from the store, the rows memadmin holds, and
 the category names of each project. Nothing here touches the database, so the whole plan,
 and every problem that refuses it, is known before anything is written.
@@ -14,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from memadmin.core.contextdb import RowProblem, UpstreamMemory
+from memadmin.core.contextdb.writing import curated_digest
 
 from .sync_checks import identity_problem, row_problems
 
@@ -52,6 +59,43 @@ MERGED = SUPERSEDED + 1
 VALUE_NAMES = ("project", *FIELDS, "superseded_by", "merged_from")
 
 CHANGED, ADOPTED, BACK = "changed", "adopted", "back"
+# The curated values of a values tuple, by store column (see writing.CURATED_COLUMNS).
+_CURATED_AT = {
+    "project_path": PROJECT,
+    **{
+        name: 1 + FIELDS.index(name)
+        for name in (
+            "category",
+            "content",
+            "importance",
+            "scope",
+            "shareable",
+            "status",
+            "expires_at",
+            "metadata",
+        )
+    },
+}
+
+
+def values_digest(values: tuple) -> str:
+    """Return the curated digest of a values tuple (the same as of the store's row)."""
+    return curated_digest({name: values[index] for name, index in _CURATED_AT.items()})
+
+
+def values_curated(values: tuple) -> dict:
+    """Return the curated values of a values tuple by store column."""
+    return {name: values[index] for name, index in _CURATED_AT.items()}
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """A row memadmin changed since its base: pushed (store unchanged) or a conflict."""
+
+    pk: int
+    upstream_id: int | None
+    store: tuple | None
+    memadmin: tuple
 
 
 @dataclass(frozen=True)
@@ -97,6 +141,8 @@ class ProjectCounts:
     unchanged: int = 0
     gone: int = 0
     flagged: int = 0
+    pushed: int = 0
+    conflicted: int = 0
 
     def as_dict(self) -> dict[str, int]:
         """Return the counts as a plain dict."""
@@ -106,6 +152,8 @@ class ProjectCounts:
             "unchanged": self.unchanged,
             "gone": self.gone,
             "flagged": self.flagged,
+            "pushed": self.pushed,
+            "conflicted": self.conflicted,
         }
 
 
@@ -121,6 +169,10 @@ class SyncPlan:
     flagged: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
     problems: list[RowProblem] = field(default_factory=list)
     warnings: list[RowProblem] = field(default_factory=list)
+    # Three-way: what memadmin pushes, what conflicts, and the bases the sync leaves.
+    pushes: list[Divergence] = field(default_factory=list)
+    conflicts: list[Divergence] = field(default_factory=list)
+    bases: dict[int, str] = field(default_factory=dict)  # upstream id -> digest now
 
     @property
     def total_flagged(self) -> int:
@@ -218,6 +270,8 @@ def plan_sync(
     upstream_of_pk: Mapping[int, int],
     categories: Mapping[str, frozenset[str]],
     now: int,
+    bases: Mapping[int, str] | None = None,
+    pull_only: bool = False,
 ) -> SyncPlan:
     """Return the plan that makes memadmin's rows match the store's rows in scope.
 
@@ -226,7 +280,10 @@ def plan_sync(
     ``(pk, upstream_id, project identity, *FIELDS, superseded_by_id, merged_from)``;
     ``upstream_of_pk`` maps every primary key of the store's projects to its upstream id;
     ``categories`` gives each project identity its pack's category names.
+    ``bases`` maps memadmin's primary keys to their base digest ("" for a memory written in
+    memadmin and not in the store yet, which is pushed as a new row).
     """
+    bases = {} if bases is None else bases
     plan = SyncPlan()
     in_scope = {memory.id for memory in memories}
     references = _References(upstream_of_pk, in_scope | set(upstream_of_pk.values()))
@@ -252,11 +309,22 @@ def plan_sync(
         elif row.values == values:
             plan.unchanged += 1
             counts.unchanged += 1
+            if bases.get(row.pk) != values_digest(values):
+                plan.bases[memory.id] = values_digest(values)
             continue
         else:
             kind = BACK if row.values[GONE_AT] is not None else CHANGED
+            if not pull_only and _diverged(plan, row, memory.id, values, bases.get(row.pk)):
+                continue
         plan.updates.append(Update(row.pk, memory.id, row.values, values, kind))
+        plan.bases[memory.id] = values_digest(values)
         counts.changed += 1
+    if not pull_only:
+        _new_in_memadmin(plan, rows, bases, adopted={u.pk for u in plan.updates})
+    for divergence in plan.pushes:
+        plan.counts[divergence.memadmin[PROJECT]].pushed += 1
+    for divergence in plan.conflicts:
+        plan.counts[divergence.memadmin[PROJECT]].conflicted += 1
     adopted = {update.pk for update in plan.updates if update.kind == ADOPTED}
     for row in rows:
         if (
@@ -269,6 +337,33 @@ def plan_sync(
             plan.counts[row.values[PROJECT]].gone += 1
     _check_unique(plan, rows, memories, wanted)
     return plan
+
+
+def _diverged(plan: SyncPlan, row: "Existing", upstream_id: int, values: tuple, base) -> bool:
+    """Return True when memadmin changed the row since its base: record a push or conflict.
+
+    Only the store changed (or no base is kept): False, the row is pulled. Only memadmin
+    changed: a push. Both changed to the same curated values: False, pulled. Both changed
+    otherwise: a conflict, neither side written.
+    """
+    if not base or row.values[GONE_AT] is not None:
+        return False
+    mine = values_digest(row.values)
+    if mine == base:
+        return False
+    theirs = values_digest(values)
+    if theirs == mine:
+        return False
+    divergence = Divergence(row.pk, upstream_id, values, row.values)
+    (plan.pushes if theirs == base else plan.conflicts).append(divergence)
+    return True
+
+
+def _new_in_memadmin(plan: SyncPlan, rows: list["Existing"], bases, adopted: set[int]) -> None:
+    """Push the memories written in memadmin for the store that it does not hold yet."""
+    for row in rows:
+        if row.upstream_id is None and bases.get(row.pk) == "" and row.pk not in adopted:
+            plan.pushes.append(Divergence(row.pk, None, None, row.values))
 
 
 def _existing_rows(existing: list[tuple], references: _References) -> list[Existing]:

@@ -30,9 +30,11 @@ from memadmin.core.packs import PackError, PackNotFoundError, PackSpec
 from memadmin.memories.models import Memory
 from memadmin.taxonomy.services import pack_load
 
-from .models import StoreWatermark, SyncRun, UpstreamStore
+from .models import StoreBase, StoreWatermark, SyncRun, UpstreamStore
+from .store_writes import OFF, store_mode
 from .sync_lock import SyncBusy, sync_lock
 from .sync_plan import SyncPlan, plan_sync
+from .sync_pushes import plan_bases, store_push, sync_settle
 from .sync_scope import Scope
 from .sync_writes import SyncWriter
 
@@ -138,6 +140,7 @@ def context_db_sync(
     lock_wait: float | None = None,
     incremental: bool = False,
     record_empty: bool = True,
+    pull_only: bool = False,
 ) -> SyncRun | None:
     """Bring the memories and sessions of a store into memadmin; return the run's summary.
 
@@ -153,10 +156,16 @@ def context_db_sync(
     for deletions), when it has them; a store not synced yet is read whole. Without
     ``record_empty`` a sync that finds nothing to change records no run and returns None;
     the watermark's ``checked_at`` says when the store was last looked at.
+
+    Rows memadmin changed since its base are pushed to the store or kept as conflicts
+    (`sync_pushes`), unless ``pull_only`` (or ``MEMADMIN_STORE_WRITES=off``) takes the
+    store's rows as they are. While memadmin holds changes not in the store yet, an
+    incremental sync reads the store whole, so that they are pushed.
     """
     path = Path(path)
     report = progress or _silent
     run = _Run(path=path, project=project, actor=actor)
+    run.pull_only = pull_only or store_mode() == OFF
     with (
         acting(actor=actor, reason=reason or f"sync from {path}", new_change=True),
         sync_lock(wait=lock_wait),
@@ -178,6 +187,8 @@ def _sync(
         info = inspect_store(run.path, timeout=timeout)
         store_key = info.store_uuid or f"path:{run.path.resolve()}"
         watermark = _watermark(store_key) if incremental and not run.project else None
+        if watermark is not None and not run.pull_only and _pending(watermark.store_id):
+            watermark = None
         if watermark is not None:
             marks = store_marks(run.path, timeout=timeout)
             if marks == watermark.marks():
@@ -218,6 +229,13 @@ def _sync(
 
 def _watermark(store_key: str) -> StoreWatermark | None:
     return StoreWatermark.objects.filter(store__store_uuid=store_key).first()
+
+
+def _pending(store_pk: int) -> bool:
+    """Return True when memadmin holds a change to a memory of the store not pushed yet."""
+    return StoreBase.objects.filter(
+        pending_since__isnull=False, memory__project__upstream_link__store_id=store_pk
+    ).exists()
 
 
 class _Marks:
@@ -291,6 +309,7 @@ def _plan_and_write(
     else:
         store_ids = frozenset(m.id for m in read.memories)
         existing = scope.existing_rows()
+    bases = plan_bases(scope.projects.values())
     plan = plan_sync(
         memories=memories,
         store_ids=store_ids | read_skipped_ids(read.problems),
@@ -298,6 +317,8 @@ def _plan_and_write(
         upstream_of_pk=upstream_of_pk,
         categories=scope.categories(spec),
         now=run.started,
+        bases=bases,
+        pull_only=run.pull_only,
     )
     report("compare", len(memories), len(memories))
     problems += plan.problems
@@ -312,6 +333,7 @@ def _plan_and_write(
         return None
     new_store = store is None
     store = _store_save(store, store_key, run.path, info, run.started)
+    pushed = store_push(plan, store=store, path=run.path, now=run.started)
     writer = SyncWriter(
         store=store,
         plan=plan,
@@ -328,13 +350,25 @@ def _plan_and_write(
                 raise _Moved
             writer.memories()
             writer.audit()
+            sync_settle(
+                plan,
+                store=store,
+                known=bases,
+                pk_of_upstream=writer.pk_of_upstream,
+                pushed=pushed,
+                actor=run.actor,
+                now=run.started,
+            )
             sessions = writer.sessions(read.sessions, scope.session_filter(project))
             store.last_synced_at = run.started
             store.save(update_fields=["last_synced_at"])
             StoreWatermark.save_marks(
                 store, marks.marks, checked_at=run.started, took=run.duration_ms()
             )
-            return _record(run, store, plan, created, sessions, warnings + plan.warnings)
+            warnings = warnings + plan.warnings + pushed.warnings
+            return _record(
+                run, store, plan, created, sessions, warnings, pushed=len(pushed.memories)
+            )
     except BaseException:
         writer.undo()
         if new_store:
@@ -344,7 +378,7 @@ def _plan_and_write(
 
 def plan_writes(plan: SyncPlan) -> bool:
     """Return True when a plan changes any memory."""
-    return bool(plan.creates or plan.updates or plan.gone)
+    return bool(plan.creates or plan.updates or plan.gone or plan.pushes or plan.conflicts)
 
 
 def read_skipped_ids(problems: list[RowProblem]) -> frozenset[int]:
@@ -375,7 +409,9 @@ def _store_save(store, store_key: str, path: Path, info, now: int) -> UpstreamSt
     return store
 
 
-def _record(run: _Run, store, plan: SyncPlan, created, sessions: int, warnings) -> SyncRun:
+def _record(
+    run: _Run, store, plan: SyncPlan, created, sessions: int, warnings, pushed: int = 0
+) -> SyncRun:
     counts = {identity: c.as_dict() for identity, c in sorted(plan.counts.items())}
     return SyncRun.objects.create(
         store=store,
@@ -390,6 +426,8 @@ def _record(run: _Run, store, plan: SyncPlan, created, sessions: int, warnings) 
         unchanged=plan.unchanged,
         gone=len(plan.gone),
         flagged=plan.total_flagged,
+        pushed=pushed,
+        conflicted=len(plan.conflicts),
         sessions=sessions,
         projects_created=created,
         by_project=counts,

@@ -14,6 +14,7 @@ from memadmin.audit.services import audit_record
 from memadmin.core.clock import now_ms
 
 from .models import Memory
+from .store_gateway import StoreChange, store_write
 
 
 def mark_archived(memory: Memory, *, reason: str, now: int) -> dict:
@@ -81,7 +82,9 @@ def memory_archive(*, memory: Memory, actor, reason: str = "", at_ms: int | None
         raise ValidationError(f"Memory #{current.display_id} is already archived.")
     changes = mark_archived(current, reason=reason, now=at_ms if at_ms is not None else now_ms())
     with acting(actor=actor, reason=reason):
+        receipt = store_write(project=current.project, changes=[StoreChange(current)])
         current.save()
+        receipt.settle()
         audit_record(
             action="archived",
             target=current,
@@ -109,7 +112,9 @@ def memory_supersede(
     current.superseded_by = successor
     current.updated_at = max(at_ms if at_ms is not None else now_ms(), current.updated_at + 1)
     with acting(actor=actor, reason=reason):
+        receipt = store_write(project=current.project, changes=[StoreChange(current, "supersede")])
         current.save()
+        receipt.settle()
         audit_record(
             action="superseded",
             target=current,

@@ -29,6 +29,7 @@ from memadmin.taxonomy.models import Category
 
 from .archive_services import mark_archived, mark_restored, statuses_before_archive
 from .models import Memory
+from .store_gateway import StoreChange, store_write
 
 ACTIONS = {
     "archive": "archive",
@@ -221,6 +222,10 @@ def bulk_apply(
             changes = mark_restored(memory, status=plan.restore_to[memory.pk], now=now)
         records.append((AUDIT_ACTIONS[action], memory, changes))
     resolved = as_actor(actor)
+    receipts = [
+        store_write(project=project, changes=[StoreChange(m) for m in group])
+        for project, group in _by_project(plan.change)
+    ]
     with acting(actor=actor, reason=reason):
         bulk_update_with_history(
             plan.change,
@@ -233,6 +238,8 @@ def bulk_apply(
                 "history_actor_kind": resolved.kind,
             },
         )
+        for receipt in receipts:
+            receipt.settle()
         for audit_action, memory, changes in records:
             audit_record(
                 action=audit_action,
@@ -242,3 +249,11 @@ def bulk_apply(
                 changes=changes,
             )
     return plan
+
+
+def _by_project(memories: Sequence[Memory]) -> list[tuple]:
+    """Return the memories grouped by project, each group in the order given."""
+    groups: dict[int, tuple] = {}
+    for memory in memories:
+        groups.setdefault(memory.project_id, (memory.project, []))[1].append(memory)
+    return list(groups.values())

@@ -31,6 +31,7 @@ from memadmin.core.hashing import normalized_hash
 
 from .models import Memory
 from .services import CONTENT_MAX_CHARS, DuplicateMemory
+from .store_gateway import StoreChange, store_write
 
 MERGE_ACTION = "merged"
 
@@ -183,8 +184,21 @@ def memory_merge(
                 "archive_reason": f"merged into {result.pk}",
             }
             source.updated_at = max(now, source.updated_at + 1)
-            source.save()
             prior[str(source.pk)]["archived_at"] = source.updated_at
+        # The store takes the whole merge in one transaction, or memadmin writes none of it.
+        receipt = store_write(
+            project=result.project,
+            changes=[StoreChange(result, "create")]
+            + [StoreChange(source, "supersede") for source in sources],
+        )
+        if result.upstream_id is not None:
+            # The result's row and its one version were saved before the store named its id.
+            Memory.objects.filter(pk=result.pk).update(upstream_id=result.upstream_id)
+            Memory.history.filter(id=result.pk).update(upstream_id=result.upstream_id)
+        for source in sources:
+            source.save()
+        receipt.settle()
+        for source in sources:
             audit_record(
                 action="superseded",
                 target=source,
@@ -282,13 +296,20 @@ def memory_merge_undo(*, result: Memory, actor, reason: str = "") -> list[Memory
             source.expires_at = was["expires_at"]
             source.superseded_by = None
             source.updated_at = max(now, source.updated_at + 1)
+        receipt = store_write(
+            project=result.project,
+            changes=[StoreChange(source) for source in sources] + [StoreChange(result, "delete")],
+        )
+        for source in sources:
             source.save()
+        receipt.settle()
+        for source in sources:
             audit_record(
                 action="restored",
                 target=source,
                 project=source.project,
                 category=source.category,
-                changes={"status": ["archived", was["status"]], "superseded_by": [result.pk, None]},
+                changes={"status": ["archived", source.status], "superseded_by": [result.pk, None]},
             )
         audit_record(
             action="merge_undone",

@@ -14,6 +14,7 @@ from memadmin.taxonomy.selectors import category_names
 
 from .archive_services import forget_archive_reason, mark_archived
 from .models import Memory, Project
+from .store_gateway import StoreChange, store_write
 
 EDITABLE_FIELDS = ("content", "category", "importance", "scope", "shareable", "status")
 CONTENT_MAX_CHARS = 20_000
@@ -118,7 +119,7 @@ def memory_create(
     category_ttl = project.categories.filter(name=category).values_list("ttl_days", flat=True)
     ttl_days = category_ttl.first()
     with acting(actor=actor, reason=reason):
-        memory = Memory.objects.create(
+        memory = Memory(
             project=project,
             category=category,
             content=content,
@@ -135,6 +136,10 @@ def memory_create(
             last_seen_at=now,
             expires_at=now + ttl_days * 86_400_000 if ttl_days else None,
         )
+        # The store first (it sets upstream_id); memadmin's row only if the store committed.
+        receipt = store_write(project=project, changes=[StoreChange(memory, "create")])
+        memory.save(force_insert=True)
+        receipt.settle()
         audit_record(
             action="created",
             target=memory,
@@ -217,9 +222,11 @@ def memory_update(
     if "status" in diff and diff["status"][0] == Memory.Status.ARCHIVED:
         diff |= forget_archive_reason(current)
     with acting(actor=actor, reason=reason):
+        receipt = store_write(project=current.project, changes=[StoreChange(current)])
         try:
             with transaction.atomic():
                 current.save()
+                receipt.settle()
         except IntegrityError as error:
             raise ValidationError(f"The store refused this change: {error}") from error
         audit_record(

@@ -7,6 +7,7 @@ from django.utils.html import format_html
 from memadmin.core.clock import ms_to_datetime
 
 from .models import Memory
+from .store_gateway import pending_ids
 
 
 class SelectColumn(tables.Column):
@@ -63,8 +64,20 @@ class MemoryTable(tables.Table):
             '<a href="{}">{}</a>', reverse("memories:detail", args=[record.pk]), text
         )
 
-    def render_status(self, value: str):
-        return format_html('<span class="badge status-{}">{}</span>', value, value)
+    def render_status(self, value: str, record: Memory):
+        badge = format_html('<span class="badge status-{}">{}</span>', value, value)
+        if record.pk in self._pending():
+            badge += format_html(
+                ' <span class="badge pending" title="{}">pending</span>',
+                "Changed here; not in its store yet (the next sync pushes it)",
+            )
+        return badge
+
+    def _pending(self) -> set[int]:
+        """Return which memories of the page hold changes not in their store (one query)."""
+        if not hasattr(self, "_pending_cache"):
+            self._pending_cache = pending_ids([row.record.pk for row in self.paginated_rows])
+        return self._pending_cache
 
     def render_updated_at(self, value: int):
         moment = ms_to_datetime(value)

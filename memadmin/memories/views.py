@@ -17,6 +17,7 @@ from .forms import MemoryFilterForm, MemoryForm
 from .models import Memory, Project
 from .services import DuplicateMemory, StaleEdit, memory_update
 from .services import memory_create as create_memory
+from .store_gateway import StoreDuplicate, StoreRowChanged
 from .tables import MemoryTable
 
 PAGE_SIZE = 25
@@ -83,10 +84,11 @@ def memory_create(request: HtmxHttpRequest) -> HttpResponse:
                 reason=form.cleaned_data["reason"],
                 **form.service_fields(),
             )
-        except DuplicateMemory as error:
+        except (DuplicateMemory, StoreDuplicate) as error:
             duplicate = error.existing
             form.add_error(None, error)
         except ValidationError as error:
+            # A refusal of the store (busy, read-only) keeps the typed text in the form.
             form.add_error(None, error)
         else:
             return redirect("memories:detail", pk=memory.pk)
@@ -127,7 +129,10 @@ def memory_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         except StaleEdit as error:
             context["conflict"] = error.current
             form.add_error(None, error)
-        except DuplicateMemory as error:
+        except StoreRowChanged as error:
+            context["store_version"] = error.store
+            form.add_error(None, error)
+        except (DuplicateMemory, StoreDuplicate) as error:
             context["duplicate"] = error.existing
             form.add_error(None, error)
         except ValidationError as error:

@@ -22,6 +22,7 @@ from memadmin.core.packs import (
 from .criteria_fields import LABELS, field_changes, form_field_of
 from .models import Category, Pack, SurfaceHashRecord
 from .selectors import current_surface_hash, last_recorded_hash
+from .store_hooks import criteria_written
 
 
 def pack_spec_to_json(spec: PackSpec) -> dict:
@@ -236,6 +237,8 @@ def _override_put(
             event=event,
             category=current_category.name,
         )
+        # Last: a store that refuses rolls all of the above back.
+        criteria_written(current_category.project)
     return current_category
 
 
@@ -309,6 +312,7 @@ def criteria_override_keep(
         current_category.previous_default = None
         current_category.revision += 1
         current_category.save()
+        criteria_written(current_category.project)
         audit_record(
             action="criteria_override_kept",
             target=current_category,

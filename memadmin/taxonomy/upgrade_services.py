@@ -17,6 +17,7 @@ from memadmin.audit.services import audit_record
 from memadmin.core.clock import now_ms
 from memadmin.core.packs import PackSpec, criteria_to_dict
 from memadmin.memories.models import Memory, Project
+from memadmin.memories.store_gateway import StoreChange, store_write
 
 from .models import Category
 from .selectors import categories_with_counts
@@ -202,6 +203,8 @@ def _move_memories(project: Project, plan: UpgradePlan, *, actor, reason: str) -
             memory.category = move.new
             memory.updated_at = max(now, memory.updated_at + 1)
         acting_actor = _history_actor(actor)
+        # A synced project's store takes the moves first, or the upgrade writes nothing.
+        receipt = store_write(project=project, changes=[StoreChange(m) for m in memories])
         bulk_update_with_history(
             memories,
             Memory,
@@ -209,6 +212,7 @@ def _move_memories(project: Project, plan: UpgradePlan, *, actor, reason: str) -
             default_change_reason=reason,
             custom_historical_attrs=acting_actor,
         )
+        receipt.settle()
         for memory in memories:
             audit_record(
                 action="recategorised",

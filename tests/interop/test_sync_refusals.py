@@ -135,8 +135,12 @@ def test_duplicate_rows_in_a_store_without_constraints(store):
     ]
 
 
-def test_upstream_text_equal_to_a_local_memory_it_cannot_take_over(store, make_project):
-    """A synced row edited upstream into the text of another memadmin memory is refused."""
+def test_upstream_text_equal_to_a_local_memory_it_cannot_take_over(store, make_project, settings):
+    """A synced row edited upstream into the text of another memadmin memory is refused.
+
+    Such a local memory exists only where edits are not written through (pull-only).
+    """
+    settings.MEMADMIN_STORE_WRITES = "off"
     path = store(rows=rows_for(2))
     context_db_sync(path=path)
     local = memory_create(

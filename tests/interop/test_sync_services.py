@@ -341,6 +341,8 @@ def test_run_summary_counts_by_project(store):
         "unchanged": 0,
         "gone": 0,
         "flagged": 0,
+        "pushed": 0,
+        "conflicted": 0,
     }
     assert SyncRun.objects.get() == run
 

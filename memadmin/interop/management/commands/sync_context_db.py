@@ -35,6 +35,11 @@ class Command(BaseCommand):
             help="read only the rows changed since the last sync (a store never synced is read "
             "whole); nothing changed prints so and records no run",
         )
+        parser.add_argument(
+            "--pull-only",
+            action="store_true",
+            help="take the store's rows as they are: push nothing, keep no conflict",
+        )
 
     def handle(self, *args, **options):
         bar = None if options["no_progress"] else ProgressBar(self.stderr)
@@ -46,6 +51,7 @@ class Command(BaseCommand):
                 progress=bar,
                 incremental=options["incremental"],
                 record_empty=not options["incremental"],
+                pull_only=options["pull_only"],
             )
         except SyncRefused as refused:
             if bar is not None:
@@ -79,6 +85,10 @@ def summary_text(run) -> str:
         f"{run.new} new, {run.changed} changed, {run.unchanged} unchanged, "
         f"{run.gone} gone, {run.flagged} flagged; {run.sessions} session(s)"
     ]
+    lines.append(
+        f"  three-way: {run.changed} pulled, {run.pushed} pushed, {run.conflicted} conflicted"
+        + ("; resolve conflicts on the Import/export page" if run.conflicted else "")
+    )
     for identity in run.projects_created:
         lines.append(f"  new project {identity}")
     for identity, counts in run.by_project.items():

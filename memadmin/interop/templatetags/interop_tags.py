@@ -1,0 +1,71 @@
+"""The store's state on memory pages: `{% load interop_tags %}{% store_banner project %}`.
+
+A project synced from a store shows why it is read-only (the store moved, vanished, is
+another store, cannot be written safely, or another writer owns it), or that its edits are
+kept pending for the next sync on the machine with the file; a memory page also shows the
+memory's pending change and its sync conflict, with both texts and a word diff.
+"""
+
+from django import template
+from django.urls import reverse
+
+from memadmin.core.worddiff import word_diff
+from memadmin.memories.models import Memory, Project
+
+from ..models import StoreBase, SyncConflict
+from ..store_writes import GATEWAY, PENDING, project_store, store_mode
+
+register = template.Library()
+
+
+@register.inclusion_tag("interop/includes/store_banner.html")
+def store_banner(project: Project | None) -> dict:
+    """Render the read-only or pending banner of a project synced from a store."""
+    if not project or project_store(project) is None:
+        return {}
+    return {
+        "project": project,
+        "read_only": GATEWAY.read_only_reason(project),
+        "pending_mode": store_mode() == PENDING,
+        "pending": StoreBase.objects.filter(
+            memory__project=project, pending_since__isnull=False
+        ).count(),
+    }
+
+
+@register.inclusion_tag("interop/includes/memory_store.html", takes_context=True)
+def memory_store(context, memory: Memory) -> dict:
+    """Render a memory's pending change and sync conflict, with the curator's choices."""
+    base = StoreBase.objects.filter(memory=memory).first()
+    conflict = SyncConflict.objects.filter(memory=memory).first()
+    return {
+        "memory": memory,
+        "pending_since": base.pending_since if base else None,
+        "conflict": conflict,
+        "diff": conflict_diff(conflict) if conflict else None,
+        "can_resolve": bool(context.get("can", {}).get("curate")),
+        "csrf_token": context.get("csrf_token"),
+        "next": reverse("memories:detail", args=[memory.pk]),
+    }
+
+
+def conflict_diff(conflict: SyncConflict) -> list:
+    """Return the word diff from the store's text to memadmin's."""
+    return word_diff(
+        str(conflict.store_values.get("content", "")),
+        str(conflict.memadmin_values.get("content", "")),
+    )
+
+
+@register.inclusion_tag("interop/includes/conflicts.html", takes_context=True)
+def sync_conflicts(context) -> dict:
+    """Render every open sync conflict, each with both texts, the word diff and the choices."""
+    conflicts = list(
+        SyncConflict.objects.select_related("memory", "memory__project").order_by("-found_at")
+    )
+    return {
+        "conflicts": [(conflict, conflict_diff(conflict)) for conflict in conflicts],
+        "can_resolve": bool(context.get("can", {}).get("curate")),
+        "csrf_token": context.get("csrf_token"),
+        "next": context["request"].get_full_path() if context.get("request") else "",
+    }

@@ -1,0 +1,92 @@
+"""Run memadmin as real processes on a store: commands, a served dashboard, a killed writer.
+
+Each process gets its own ``MEMADMIN_VAR_DIR`` (an SQLite database on disk), the way
+``.ci/serve --context-db`` runs, so killing one and starting the next is a real restart.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def environment(var_dir: Path) -> dict[str, str]:
+    """Return the environment of a memadmin process on its own database in ``var_dir``."""
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.update(
+        MEMADMIN_VAR_DIR=str(var_dir),
+        DJANGO_SETTINGS_MODULE="memadmin.settings.local",
+        MEMADMIN_STORE_TIMEOUT="2",
+    )
+    return env
+
+
+def manage(var_dir: Path, *args: str) -> str:
+    """Run one ``manage.py`` command to its end and return its output."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=environment(var_dir),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def python(var_dir: Path, script: str, **kwargs) -> subprocess.Popen:
+    """Start a Python process with Django set up on the database in ``var_dir``."""
+    prelude = "import django\ndjango.setup()\n"
+    return subprocess.Popen(
+        [sys.executable, "-c", prelude + script],
+        cwd=ROOT,
+        env=environment(var_dir),
+        stdout=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """``manage.py runserver`` on a free port, as ``.ci/serve`` starts it."""
+
+    def __init__(self, var_dir: Path):
+        self.var_dir = var_dir
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> "Server":
+        self.process = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload"],
+            cwd=ROOT,
+            env=environment(self.var_dir),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"{self.url}/login/", timeout=2)
+                return self
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("the server did not answer within a minute")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None

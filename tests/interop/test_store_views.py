@@ -1,0 +1,157 @@
+"""The pages of write-through: refusals keep the typed text, read-only and pending banners,
+conflicts with both texts and a word diff, resolved by a curator without JavaScript."""
+
+import subprocess
+import sys
+
+import pytest
+from django.urls import reverse
+
+from memadmin.interop.models import SyncConflict
+from memadmin.interop.store_writes import GATEWAY
+from memadmin.interop.sync_services import context_db_sync
+from memadmin.memories.services import memory_update
+from tests.interop.conftest import PROJECT
+from tests.interop.test_store_refusals import HOLD_LOCK
+from tests.interop.test_store_writes import store_exec, store_row, synced
+from tests.interop.test_sync_threeway import agent_edit
+from tests.upstream_store import make_row
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def synced_store(store):
+    path = store(rows=[make_row(content="Use the VPN."), make_row(content="Tabs.")], sessions=[])
+    context_db_sync(path=path)
+    GATEWAY._probes.clear()
+    return path
+
+
+def edit_form(memory, content: str) -> dict:
+    return {
+        "content": content,
+        "category": memory.category,
+        "importance": memory.importance,
+        "scope": memory.scope,
+        "status": memory.status,
+        "expected_updated_at": memory.updated_at,
+    }
+
+
+def test_an_edit_saved_in_the_browser_reaches_the_store(client_as, synced_store):
+    """Saving the edit form writes the store and redirects to the memory."""
+    memory = synced(1)
+    response = client_as("editor").post(
+        reverse("memories:edit", args=[memory.pk]), edit_form(memory, "Use the office VPN.")
+    )
+    assert response.status_code == 302
+    assert store_row(synced_store, 1)["content"] == "Use the office VPN."
+
+
+def test_a_busy_store_refuses_and_keeps_the_typed_text(client_as, synced_store, settings):
+    """The agent holds the lock: "try again", and the form still holds what was typed."""
+    settings.MEMADMIN_STORE_TIMEOUT = 0.3
+    memory = synced(1)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(synced_store), "5"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        response = client_as("editor").post(
+            reverse("memories:edit", args=[memory.pk]), edit_form(memory, "My careful new text.")
+        )
+    finally:
+        holder.kill()
+        holder.wait()
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "The agent is writing to the store; try again." in page
+    assert "My careful new text.</textarea>" in page
+    assert synced(1).content == "Use the VPN."
+
+
+def test_an_agent_edit_since_the_page_load_shows_both_versions(client_as, synced_store):
+    """The store's text and the person's are both on the page; neither is saved over."""
+    memory = synced(1)
+    agent_edit(synced_store, 1, "Use the VPN, always.")
+    response = client_as("editor").post(
+        reverse("memories:edit", args=[memory.pk]), edit_form(memory, "Use the office VPN.")
+    )
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "changed this memory in the store" in page, page[page.find("errorlist") :][:600]
+    assert "The store's version" in page
+    assert "Use the VPN, always." in page
+    assert "Use the office VPN." in page
+
+
+def test_a_read_only_project_says_why_on_its_pages(client_as, synced_store):
+    """Authority held upstream: the memory page and the edit page carry the reason."""
+    store_exec(
+        synced_store,
+        "INSERT INTO authority_managed (project_path, since) VALUES (?, 0)",
+        (PROJECT,),
+    )
+    GATEWAY._probes.clear()
+    client = client_as("editor")
+    for url in (
+        reverse("memories:detail", args=[synced(1).pk]),
+        reverse("memories:edit", args=[synced(1).pk]),
+        reverse("memories:list") + f"?project={synced(1).project_id}",
+    ):
+        page = client.get(url).content.decode()
+        assert "is read-only:" in page, url
+        assert "Rust module manages its memory writes" in page, url
+
+
+def test_pending_changes_are_marked(client_as, synced_store, settings):
+    """On a server without the file, the memory page says its change is pending."""
+    settings.MEMADMIN_STORE_WRITES = "pending"
+    memory = memory_update(memory=synced(1), actor="system", content="Use the office VPN.")
+    page = client_as("viewer").get(reverse("memories:detail", args=[memory.pk])).content.decode()
+    assert "Pending: this memory" in page
+    assert "edits are kept as pending changes (1 now)" in page
+    listing = client_as("viewer").get(reverse("memories:list")).content.decode()
+    assert "pending" in listing
+
+
+@pytest.fixture
+def conflict(synced_store, settings):
+    settings.MEMADMIN_STORE_WRITES = "pending"
+    memory_update(memory=synced(1), actor="system", content="Use the office VPN.")
+    agent_edit(synced_store, 1, "Use the VPN, always.")
+    settings.MEMADMIN_STORE_WRITES = "through"
+    context_db_sync(path=synced_store)
+    return SyncConflict.objects.get()
+
+
+def test_conflicts_are_listed_with_both_texts_and_a_word_diff(client_as, conflict):
+    """The Import/export page and the memory page show both texts and the word diff."""
+    client = client_as("viewer")
+    for url in (reverse("interop:index"), reverse("memories:detail", args=[conflict.memory_id])):
+        page = client.get(url).content.decode()
+        assert "Use the VPN, always." in page, url
+        assert "Use the office VPN." in page, url
+        assert "<ins>office </ins>" in page, url
+        assert "<del>, always</del>" in page, url
+        assert "Keep the store" not in page, url  # a viewer cannot resolve
+
+
+def test_a_curator_saves_a_merged_text_without_javascript(client_as, conflict, synced_store):
+    """The merged text goes to both sides; the curator is sent back to the memory."""
+    url = reverse("interop:conflict_resolve", args=[conflict.pk])
+    response = client_as("curator").post(
+        url, {"keep": "merged", "content": "Use the office VPN, always.", "next": "/interop/"}
+    )
+    assert response.status_code == 302
+    assert response["Location"] == "/interop/"
+    assert synced(1).content == "Use the office VPN, always."
+    assert store_row(synced_store, 1)["content"] == "Use the office VPN, always."
+
+
+def test_an_editor_cannot_resolve_a_conflict(client_as, conflict):
+    """Resolving is a curator's call."""
+    url = reverse("interop:conflict_resolve", args=[conflict.pk])
+    assert client_as("editor").post(url, {"keep": "store"}).status_code == 403
+    assert SyncConflict.objects.exists()
