@@ -27,17 +27,36 @@ DATABASES = {
     "default": {**DATABASES["default"], "TEST": {"NAME": str(VAR_DIR / "mutation-test.sqlite3")}}
 }
 '''
+PROFILE = '''"""Hypothesis for mutation runs: no example database, no deadline, as in the suite."""
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "mutation",
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+'''
 # Each mutant runs pytest afresh in a forked process: keep the test database between runs
 # (the Django tests would otherwise migrate a new one for every mutant), leave the browser
-# tests out and give Hypothesis one seed, so that a score does not depend on luck.
+# tests out, and give Hypothesis one seed and no memory of earlier failures, so that a score
+# does not depend on luck or on the order mutants ran in.
 PYTEST_ARGS = (
     "--ds=memadmin.settings.mutation",
     "--reuse-db",
     "-m",
     "not browser",
+    "-p",
+    "mutation_profile",
+    "--hypothesis-profile=mutation",
     "--hypothesis-seed=0",
     "-p",
     "no:cacheprovider",
+    # A size test (100,000 rows, half a minute) that every mutant of the hash would rerun;
+    # the hash's own tests pin its digests.
+    "--deselect",
+    "tests/core/test_contextdb.py::test_hundred_thousand_memories_are_read",
 )
 
 
@@ -57,6 +76,7 @@ def prepare(root: Path, work: Path, selection: Selection) -> None:
         if any(fnmatch.fnmatch(relative, p) for p in selection.patterns):
             path.write_text(undecorate_source(path.read_text("utf-8")), "utf-8")
     (work / "memadmin" / "settings" / "mutation.py").write_text(SETTINGS, "utf-8")
+    (work / "mutation_profile.py").write_text(PROFILE, "utf-8")
     with (work / "pyproject.toml").open("a", encoding="utf-8") as config:
         config.write(_mutmut_table(selection))
 
@@ -73,7 +93,7 @@ def _mutmut_table(selection: Selection) -> str:
         f"only_mutate = {array(selection.patterns)}\n"
         f"pytest_add_cli_args_test_selection = {array(selection.tests)}\n"
         f"pytest_add_cli_args = {array(PYTEST_ARGS)}\n"
-        'also_copy = ["packs", "templates", "static", "manage.py"]\n'
+        'also_copy = ["packs", "templates", "static", "manage.py", "mutation_profile.py"]\n'
         "use_git_change_detection = false\n"
     )
     tomllib.loads(table)

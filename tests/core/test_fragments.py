@@ -289,3 +289,13 @@ def test_a_longer_opening_fence_needs_as_long_a_closing_one():
     """A block opened by four backticks is not closed by three."""
     text = "Intro.\n\n````\ncode\n\n```\n\nAfter.\n\n````\n\nEnd."
     assert texts("paragraphs", text) == ["Intro.", "````\ncode\n\n```\n\nAfter.\n\n````", "End."]
+
+
+def test_blank_lines_before_the_first_heading_make_no_fragment():
+    """Split by headings, text that opens with blank lines starts at its first heading."""
+    assert texts("headings", "\n\n# Title\nbody\n# Two\nmore") == ["# Title\nbody", "# Two\nmore"]
+
+
+def test_a_boundary_may_be_the_second_character():
+    """Offset 1 is inside the text: the first fragment is then one character long."""
+    assert [f.text for f in apply_boundaries("a bc", [1])] == ["a", "bc"]

@@ -26,6 +26,8 @@ PLUGIN_DIGESTS = [
     ("\ufeffBOM first", "49f2d8f905a8204344b74292415899cb"),
     ("a\u001cb", "d5cead7ccd893bab6125c3c9dcdef178"),
     ("a\u0085b", "7337d246dc3bfd7109e19d37193e7f19"),
+    ("\u001cEdge\u0085", "7223ddf3b0c38e69bfcc339029b3d927"),
+    (" \ufeff Trim both \u00a0 ", "9c6ac74a6f2a65cec38d080d4c8fa17f"),
     ("", "d41d8cd98f00b204e9800998ecf8427e"),
 ]
 
@@ -47,6 +49,7 @@ def test_only_javascripts_white_space_is_folded():
     """A byte-order mark is white space as JavaScript sees it; U+001C and U+0085 are not."""
     assert normalize_content("\ufeffA\ufeff\ufeffB\ufeff") == "a b"
     assert normalize_content("a\u001cb\u0085c") == "a\u001cb\u0085c"
+    assert normalize_content("\u001cEdge\u0085") == "\u001cedge\u0085"
 
 
 def test_content_digest_is_the_sha256_of_the_exact_text():

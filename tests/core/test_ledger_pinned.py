@@ -7,7 +7,16 @@ a category's tags ``<PROJECT_RULES>\\n`` and ``</PROJECT_RULES>\\n`` are 33, and
 
 import pytest
 
-from memadmin.core.ledger import LedgerComposite, LedgerError, LedgerRows, assemble, render
+from memadmin.core.ledger import (
+    LedgerComposite,
+    LedgerError,
+    LedgerRows,
+    PreparedStore,
+    assemble,
+    render,
+)
+from memadmin.core.ledger.graph import CompositeIndex
+from memadmin.core.ledger.headers import details_suffix
 
 from .test_ledger_plugin import CHARS, NOW, memory, run
 
@@ -177,3 +186,53 @@ def test_the_json_of_a_row_lists_its_headers_and_details():
         "reachable": 3,
         "share": 1.0,
     }
+
+
+def test_a_header_without_details_has_no_suffix():
+    """The details suffix is empty for no details, else the ids in order, as upstream reads."""
+    assert details_suffix(()) == ""
+    assert details_suffix((13, 14)) == " (details: #13, #14 — ctx_memory get)"
+
+
+def test_a_header_whose_details_are_all_ineligible_has_a_plain_line():
+    """In headers mode a header with no eligible detail is injected with its plain line."""
+    composite = LedgerComposite(id=1, type="theme", head_id=1, member_ids=(2,))
+    result = assemble(
+        [memory(1, "head"), memory(2, "gone", status="archived")],
+        [composite],
+        budget=4000,
+        counter=CHARS,
+        mode="headers",
+        now_ms=NOW,
+        tie_break="id",
+    )
+    assert "\n#1: head\n" in result.rendered
+
+
+def test_the_composite_index_names_each_memorys_kind():
+    """A head is a header, a member a detail, any other memory standalone."""
+    index = CompositeIndex(
+        [LedgerComposite(id=1, type="theme", head_id=1, member_ids=(2,))], {1, 2, 3}
+    )
+    assert [index.kind(n) for n in (1, 2, 3)] == ["header", "detail", "standalone"]
+
+
+def test_a_prepared_store_orders_its_candidates_once_per_tie_break():
+    """The selection order is worked out once and reused for every later assembly."""
+    store = PreparedStore([memory(1), memory(2)], [], now_ms=NOW)
+    assert store.selection("id") is store.selection("id")
+    assert [m.id for m in store.selection("id")] == [1, 2]
+
+
+def test_rows_sliced_with_a_step_are_every_other_row():
+    """Rows support slices with a step, as a list does."""
+    rows = run([memory(n, f"fact {n}") for n in range(1, 6)], tie_break="id").rows
+    assert [row.memory_id for row in rows[0:5:2]] == [1, 3, 5]
+    assert [row.memory_id for row in rows[1::3]] == [2, 5]
+
+
+def test_other_categories_sort_by_utf16_code_units_lone_surrogates_included():
+    """After the five named ones, categories sort as JavaScript compares strings."""
+    categories = ["\uffff", "\U00010000", "A\udc00", "B", "NAMING"]
+    ordered = sorted(categories, key=render.category_sort_key)
+    assert ordered == ["NAMING", "A\udc00", "B", "\U00010000", "\uffff"]

@@ -33,7 +33,7 @@ LEGACY_MAPPING = {
     "KNOWN_ISSUES": "CONSTRAINTS",
 }
 
-# One fixture per kind of error: (file stem, field, problem).
+# One fixture per kind of error: (file stem, field, the whole problem as reported).
 BROKEN_CASES = [
     ("toml-syntax", "line 19", "invalid TOML: Invalid value (column 12)"),
     ("missing-pack-table", "pack", "is required"),
@@ -44,17 +44,41 @@ BROKEN_CASES = [
     ("empty-example", "categories[1].criteria.positive_examples[1]", "must be a non-empty string"),
     ("duplicate-name", "categories[1].name", "RULES is already the name of categories[0]"),
     ("duplicate-priority", "categories[1].priority", "1 is already the priority of categories[0]"),
-    ("bad-name", "categories[1].name", "'Limits' must match ^[A-Z][A-Z0-9_]{1,39}$"),
+    (
+        "bad-name",
+        "categories[1].name",
+        "'Limits' must match ^[A-Z][A-Z0-9_]{1,39}$ (e.g. PROJECT_RULES)",
+    ),
     ("legacy-without-maps-to", "categories[2].maps_to", "is required when legacy = true"),
     ("maps-to-not-legacy", "categories[1].maps_to", "is allowed only when legacy = true"),
-    ("maps-to-unknown", "categories[2].maps_to", "POLICIES is an unknown category"),
-    ("maps-to-legacy", "categories[2].maps_to", "OLD_RULES is a legacy category"),
+    (
+        "maps-to-unknown",
+        "categories[2].maps_to",
+        "POLICIES is an unknown category; it must name a non-legacy category",
+    ),
+    (
+        "maps-to-legacy",
+        "categories[2].maps_to",
+        "OLD_RULES is a legacy category; it must name a non-legacy category",
+    ),
     ("stem-mismatch", "pack.name", "'magic-context' must equal the file stem 'stem-mismatch'"),
-    ("bad-version", "pack.version", "'1.0' is not a semantic version"),
-    ("long-question", "categories[1].criteria.test_question", "the limit is 300"),
+    ("bad-version", "pack.version", "'1.0' is not a semantic version like 1.0.0"),
+    (
+        "long-question",
+        "categories[1].criteria.test_question",
+        "is 309 characters long; the limit is 300",
+    ),
     ("multi-line-question", "categories[1].criteria.test_question", "must be a single line"),
-    ("long-definition", "categories[1].criteria.definition", "the limit is 2000"),
-    ("long-example", "categories[1].criteria.positive_examples[0]", "the limit is 500"),
+    (
+        "long-definition",
+        "categories[1].criteria.definition",
+        "is 2013 characters long; the limit is 2000",
+    ),
+    (
+        "long-example",
+        "categories[1].criteria.positive_examples[0]",
+        "is 531 characters long; the limit is 500",
+    ),
     ("too-many-items", "categories[1].criteria.exclusions", "has 21 items; the limit is 20"),
     (
         "negative-without-reason",
@@ -62,7 +86,7 @@ BROKEN_CASES = [
         "is required",
     ),
     ("zero-ttl", "categories[1].ttl_days", "must be a positive integer"),
-    ("no-categories", "categories", "must be a non-empty array"),
+    ("no-categories", "categories", "must be a non-empty array of [[categories]] tables"),
     ("only-legacy", "categories", "must hold at least one category without legacy = true"),
 ]
 
@@ -79,7 +103,7 @@ def test_broken_pack_error_names_file_field_and_problem(stem, field, problem):
         load_pack(BROKEN / f"{stem}.toml")
     error = caught.value
     assert (error.file, error.field) == (f"{stem}.toml", field)
-    assert problem in error.problem
+    assert error.problem == problem
     assert str(error) == f"{stem}.toml: {field}: {error.problem}"
 
 
@@ -356,3 +380,13 @@ def test_only_the_test_question_must_be_one_line():
     with pytest.raises(CriteriaError) as caught:
         criteria_from_dict(_criteria_dict(test_question=two))
     assert (caught.value.field, caught.value.problem) == ("test_question", "must be a single line")
+
+
+def test_a_negative_examples_value_that_is_no_list_is_named():
+    """A negative-examples value that is not a list is refused under its own field."""
+    with pytest.raises(CriteriaError) as caught:
+        criteria_from_dict(_criteria_dict(negative_examples="none"))
+    assert (caught.value.field, caught.value.problem) == (
+        "negative_examples",
+        "must be a list, not a string",
+    )

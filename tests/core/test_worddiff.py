@@ -156,3 +156,27 @@ def test_side_by_side_of_many_repeated_lines_keeps_them_equal():
         Row("equal", n, (DiffOp("equal", "same"),), n, (DiffOp("equal", "same"),))
         for n in range(2, 212)
     ]
+
+
+def test_leading_whitespace_before_a_change_stays_equal():
+    """White space at the start, before the only change, is shared, not folded into it."""
+    assert word_diff(" a", " b") == [
+        DiffOp("equal", " "),
+        DiffOp("delete", "a"),
+        DiffOp("insert", "b"),
+    ]
+
+
+def test_lines_left_over_on_one_side_carry_their_text_and_blank_ones_nothing():
+    """A deleted or inserted line is one delete or insert of its text; a blank one has none."""
+    assert side_by_side("keep\ngone\n\nalso", "keep") == [
+        Row("equal", 1, (DiffOp("equal", "keep"),), 1, (DiffOp("equal", "keep"),)),
+        Row("delete", 2, (DiffOp("delete", "gone"),), None, ()),
+        Row("delete", 3, (), None, ()),
+        Row("delete", 4, (DiffOp("delete", "also"),), None, ()),
+    ]
+    assert side_by_side("keep", "keep\nnew\n\nmore")[1:] == [
+        Row("insert", None, (), 2, (DiffOp("insert", "new"),)),
+        Row("insert", None, (), 3, ()),
+        Row("insert", None, (), 4, (DiffOp("insert", "more"),)),
+    ]

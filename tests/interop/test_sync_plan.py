@@ -179,3 +179,20 @@ def test_bad_identities_and_empty_text_are_problems():
         (1, "project_path"),
         (3, "content"),
     ]
+
+
+def test_two_memadmin_memories_claiming_one_upstream_id_are_a_problem():
+    """Two of memadmin's rows linked to one upstream id refuse the sync, naming both rows."""
+    upstream = memory(4)
+    other = "git:" + "c" * 40
+    existing = [
+        row(10, upstream, upstream_id=4),
+        row(11, upstream, upstream_id=4, project=other),
+    ]
+    result = plan([upstream], existing=existing, upstream_of_pk={10: 4, 11: 4})
+    (problem,) = result.problems
+    assert (problem.table, problem.row_id, problem.column) == ("memories", 4, "id")
+    assert problem.problem == (
+        "is claimed by two memadmin memories (#10 and #11) in different projects; "
+        "delete one of them"
+    )

@@ -1,0 +1,91 @@
+"""Refusals and no-ops of the pack and criteria services that no other test reached."""
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from memadmin.audit.models import AuditEvent
+from memadmin.memories.project_services import project_create
+from memadmin.taxonomy.models import Category, SurfaceHashRecord
+from memadmin.taxonomy.selectors import category_by_name
+from memadmin.taxonomy.services import (
+    criteria_override_keep,
+    criteria_override_save,
+    criteria_validate,
+    pack_install,
+    pack_load,
+    surface_hash_note,
+)
+from memadmin.taxonomy.upgrade_services import NOTHING, pack_upgrade, pack_upgrade_plan
+
+pytestmark = pytest.mark.django_db
+
+
+def test_installing_the_same_pack_again_changes_nothing(project):
+    """Re-installing the pack a project runs returns it and records nothing."""
+    before = AuditEvent.objects.count()
+    assert pack_install(project=project, spec=pack_load("ops-six"), actor="system") == project.pack
+    assert AuditEvent.objects.count() == before
+
+
+def test_installing_another_pack_over_one_is_refused(project):
+    """A project running a pack is switched by an upgrade, not by another install."""
+    with pytest.raises(ValidationError, match=r"already runs pack ops-six 1\.0\.0"):
+        pack_install(project=project, spec=pack_load("magic-context"), actor="system")
+    project.refresh_from_db()
+    assert project.pack.name == "ops-six"
+
+
+def test_a_surface_hash_note_outside_an_acting_block_is_an_error(project):
+    """Noting a changed surface hash needs the actor of the change that made it."""
+    category = category_by_name(project, "RESEARCH")
+    moved = {**category.effective_criteria, "definition": "Changed behind the services."}
+    Category.objects.filter(pk=category.pk).update(default_criteria=moved)
+    records = SurfaceHashRecord.objects.count()
+    with pytest.raises(ValueError, match="must run inside an acting block"):
+        surface_hash_note(project=project, change="edited by hand")
+    assert SurfaceHashRecord.objects.count() == records
+
+
+def test_a_criteria_error_in_a_list_item_names_the_item_counted_from_one():
+    """A problem in the second negative example is shown as item 2 of that field."""
+    criteria = {
+        "test_question": "Q?",
+        "definition": "D.",
+        "positive_examples": ["p"],
+        "negative_examples": [{"example": "x", "reason": "r"}, {"example": "y", "reason": ""}],
+        "exclusions": [],
+    }
+    with pytest.raises(ValidationError) as refused:
+        criteria_validate(criteria)
+    [(field, [message])] = refused.value.message_dict.items()
+    assert field == "negative_examples"
+    assert message.endswith(", item 2, reason must be a non-empty string.")
+
+
+def test_keeping_an_override_whose_default_did_not_move_changes_nothing(project, people):
+    """Keep on an override whose default never moved writes no event and no revision."""
+    category = category_by_name(project, "RESEARCH")
+    saved = criteria_override_save(
+        category=category,
+        criteria={**category.effective_criteria, "hard_stop": "Cite."},
+        actor=people["curator"],
+    )
+    before = AuditEvent.objects.count()
+    kept = criteria_override_keep(category=saved, actor=people["curator"])
+    assert (kept.revision, kept.default_moved) == (saved.revision, False)
+    assert AuditEvent.objects.count() == before
+
+
+def test_an_upgrade_plan_needs_a_pack_installed():
+    """A project without a pack has nothing to upgrade from: the plan is refused."""
+    bare = project_create(identity="git:" + "f" * 40, name="Bare", actor="system")
+    with pytest.raises(ValidationError, match="Bare runs no pack yet"):
+        pack_upgrade_plan(project=bare, spec=pack_load("ops-six"), mapping={})
+
+
+def test_upgrading_to_the_pack_already_installed_writes_nothing(project):
+    """An upgrade to the same pack file is a plan of nothing, and applying it records nothing."""
+    before = AuditEvent.objects.count()
+    plan = pack_upgrade(project=project, spec=pack_load("ops-six"), actor="system")
+    assert plan.kind == NOTHING
+    assert AuditEvent.objects.count() == before
