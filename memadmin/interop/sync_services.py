@@ -28,6 +28,7 @@ from memadmin.taxonomy.services import pack_load
 from .models import SyncRun, UpstreamProject, UpstreamStore
 from .sync_plan import FIELDS, SyncPlan, plan_sync
 from .sync_writes import SyncWriter
+from .workspace_sync import store_extras_sync
 
 DEFAULT_PACK = "magic-context"
 PROBLEMS_KEPT = 200
@@ -203,6 +204,7 @@ def _plan_and_write(run: _Run, read, info, store_key: str, pack, warnings, repor
     writer.memories()
     writer.audit()
     sessions = writer.sessions(read.sessions, scope.session_filter(project))
+    warnings = warnings + store_extras_sync(path=run.path, store=store, now=run.started)
     return _record(run, store, plan, created, sessions, warnings + plan.warnings)
 
 
