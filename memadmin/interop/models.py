@@ -197,3 +197,27 @@ class SessionBlock(models.Model):
 
     def __str__(self) -> str:
         return f"{self.session.session_id} ({self.harness or 'unknown harness'})"
+
+
+class UnreadValue(models.Model):
+    """A value of a live upstream row that the plugin's reader rejects but memadmin keeps otherwise.
+
+    The sync reads, say, a NULL `source_type` as `historian`; the stock plugin drops that row.
+    Kept per store and upstream id, replaced at every sync (derived data, not versioned), and
+    used by the ledger's plugin and pack modes (`LedgerMemory.unread`).
+    """
+
+    store = models.ForeignKey(UpstreamStore, on_delete=models.CASCADE, related_name="unread")
+    upstream_id = models.BigIntegerField()
+    project_identity = models.CharField(max_length=200)
+    column = models.CharField(max_length=40)
+    value = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["store", "upstream_id"], name="unread_once_per_row"),
+        ]
+        indexes = [models.Index(fields=["store", "project_identity"])]
+
+    def __str__(self) -> str:
+        return f"#{self.upstream_id} {self.column}={self.value!r}"

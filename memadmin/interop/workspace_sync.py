@@ -21,7 +21,14 @@ from memadmin.core.contextdb.extras import MemberRow, StoreExtras, read_extras
 from memadmin.core.ledger import parse_share_categories
 from memadmin.memories.models import Project
 
-from .models import SessionBlock, UpstreamSession, UpstreamStore, Workspace, WorkspaceMember
+from .models import (
+    SessionBlock,
+    UnreadValue,
+    UpstreamSession,
+    UpstreamStore,
+    Workspace,
+    WorkspaceMember,
+)
 
 
 def store_extras_sync(*, path, store: UpstreamStore, now: int) -> list[RowProblem]:
@@ -32,7 +39,23 @@ def store_extras_sync(*, path, store: UpstreamStore, now: int) -> list[RowProble
         return [RowProblem("workspaces", None, "", f"not read: {error}")]
     warnings = _sync_workspaces(extras, store, now)
     _sync_session_blocks(extras, store)
+    _sync_unread(extras, store)
     return warnings
+
+
+def _sync_unread(extras: StoreExtras, store: UpstreamStore) -> None:
+    """Replace the store's unread values with those read now."""
+    UnreadValue.objects.filter(store=store).delete()
+    UnreadValue.objects.bulk_create(
+        UnreadValue(
+            store=store,
+            upstream_id=item.memory_id,
+            project_identity=item.project_path[:200],
+            column=item.column,
+            value=item.value,
+        )
+        for item in extras.unread
+    )
 
 
 def _save_if_changed(row, values: dict) -> None:

@@ -9,9 +9,9 @@ a config file that does not parse is passed over.
 
 from dataclasses import dataclass, field
 
-from memadmin.core.ledger import Workspace, WorkspaceMember, member_order
+from memadmin.core.ledger import LedgerMemory, Workspace, WorkspaceMember, member_order
 from memadmin.core.userconfig import UserBudget, user_budget
-from memadmin.interop.models import UpstreamProject
+from memadmin.interop.models import UnreadValue, UpstreamProject
 from memadmin.interop.models import Workspace as WorkspaceRow
 from memadmin.interop.models import WorkspaceMember as MemberRow
 from memadmin.memories.models import Project
@@ -96,3 +96,24 @@ def pack_categories(project: Project) -> tuple[str, ...]:
         .order_by("priority", "name")
         .values_list("name", flat=True)
     )
+
+
+def with_unread(project: Project, memories: list[LedgerMemory]) -> list[LedgerMemory]:
+    """Return the memories, each carrying the store's values memadmin could not keep as they are.
+
+    The sync reads some values the plugin's reader rejects as something it accepts (a NULL
+    `source_type` as `historian`); the ledger judges the store's value (`interop.UnreadValue`).
+    One query; the same list when there is nothing to add.
+    """
+    found = {
+        upstream_id: ((column, value),)
+        for upstream_id, column, value in UnreadValue.objects.filter(
+            store__projects__project=project, project_identity=project.identity
+        ).values_list("upstream_id", "column", "value")
+    }
+    if not found:
+        return memories
+    return [
+        memory._replace(unread=found[memory.id]) if memory.id in found else memory
+        for memory in memories
+    ]

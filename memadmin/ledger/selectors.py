@@ -33,7 +33,7 @@ from memadmin.memories.models import Memory, Project
 
 from .count_cache import counts_for
 from .counters import CounterChoice
-from .plugin_context import LedgerWorkspace, ledger_workspace, pack_categories
+from .plugin_context import LedgerWorkspace, ledger_workspace, pack_categories, with_unread
 
 FETCH_CHUNK = 2000  # rows per fetch: Django's default of 100 costs more than the rows themselves
 MEMORY_FIELDS = (
@@ -247,13 +247,17 @@ def ledger_preview(
     workspace = ledger_workspace(project)
     others = [ledger_inputs(member) for member in workspace.sharing]
     reads = read_for_modes(
-        inputs.memories,
+        with_unread(project, inputs.memories),
         inputs.composites,
         modes=modes,
         now_ms=now_ms,
         pack_categories=pack_categories(project) if "pack" in modes else (),
         workspace=workspace.workspace,
-        others=[memory for other in others for memory in other.memories],
+        others=[
+            memory
+            for member, other in zip(workspace.sharing, others, strict=True)
+            for memory in with_unread(member, other.memories)
+        ],
     )
     stores = list({id(read.store): read.store for read in reads.values()}.values())
     texts = (

@@ -42,7 +42,8 @@ def memory(id: int, category: str = "PROJECT_RULES", **fields) -> LedgerMemory:
         ({"source_type": None}, "source_type", "source_type None is not one of historian"),
         ({"first_seen_at": "yesterday"}, "first_seen_at", "first_seen_at 'yesterday' is not"),
         ({"verification_status": "maybe"}, "verification_status", "'maybe' is not one of"),
-        ({"importance": "high"}, "importance", "the importance is not a number"),
+        ({"importance": "high"}, "importance", "importance 'high' is not a number"),
+        ({"unread": (("seen_count", None),)}, "seen_count", "seen_count None is not a number"),
     ],
 )
 def test_the_reader_drops_a_live_row_upstream_would_not_read(fields, column, reason):

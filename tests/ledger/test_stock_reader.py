@@ -137,3 +137,28 @@ def test_the_ledger_page_lists_dropped_rows_and_what_each_mode_assumes(client_as
     assert "Never read by the plugin" in body
     assert body.count("magic-context does not know the category OPS_RULES: never injected") >= 4
     assert "a plugin that reads the project&#x27;s pack" in body
+
+
+def test_values_the_sync_reads_otherwise_are_judged_as_the_store_has_them(tmp_path):
+    """A NULL source type, seen count or verification status: the plugin drops those rows,
+    so plugin mode does too, though memadmin holds them with a default. (The sync refuses a
+    scope or a timestamp upstream never writes, so those never reach the ledger.)"""
+    rows = [
+        make_row(content="Kept rule.", importance=70),
+        make_row(content="No source type.", source_type=None),
+        make_row(content="No seen count.", seen_count=None),
+        make_row(content="No verification status.", verification_status=None),
+    ]
+    path = build_store(tmp_path / "context.db", rows=rows, constraints=False)
+    context_db_sync(path=path)
+    out, _ = run_ledger(
+        *("--project", PROJECT, "--counter", "heuristic", "--budget", "4000"),
+        *("--now", str(NOW), "--format", "json"),
+    )
+    document = json.loads(out)
+    dropped = {row["memory_id"]: row["column"] for row in document["dropped"]}
+    assert set(dropped) == reference_plugin.dropped_ids(path, PROJECT, now=NOW)
+    assert dropped == {2: "source_type", 3: "seen_count", 4: "verification_status"}
+    assert document["rendered"] == reference_plugin.plugin_block(
+        path, PROJECT, budget=4000, now=NOW
+    )

@@ -18,7 +18,7 @@ Plain Python over ``sqlite3``, read-only, in one snapshot.
 """
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memadmin.core.contextdb.opening import (
@@ -28,6 +28,18 @@ from memadmin.core.contextdb.opening import (
     translated_errors,
 )
 from memadmin.core.contextdb.rules import quote_identifier
+from memadmin.core.ledger.reader import (
+    COALESCED,
+    NULLABLE_NUMBER,
+    NULLABLE_TEXT,
+    NUMBER,
+    ROW_CHECKS,
+    TEXT,
+    row_problem,
+)
+
+# Columns memadmin keeps exactly as the store has them, or refuses: not looked at here.
+KEPT_EXACTLY = frozenset({"content", "status"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +75,19 @@ class SessionExtra:
 
 
 @dataclass(frozen=True, slots=True)
+class UnreadValue:
+    """A live row's value the plugin's reader rejects and memadmin's sync keeps otherwise.
+
+    ``value`` is the store's value (a BLOB as ``{"blob": hex}``, never text or a number).
+    """
+
+    memory_id: int
+    project_path: str
+    column: str
+    value: object
+
+
+@dataclass(frozen=True, slots=True)
 class StoreExtras:
     """Workspaces, members and session extras read from one snapshot of a store."""
 
@@ -70,6 +95,7 @@ class StoreExtras:
     members: list[MemberRow]
     sessions: list[SessionExtra]
     memory_projects: frozenset[str]
+    unread: list[UnreadValue] = field(default_factory=list)
 
 
 def _select(
@@ -140,12 +166,59 @@ def _read(connection: sqlite3.Connection) -> StoreExtras:
         )
         if isinstance(session_id, str)
     ]
-    memory_projects = frozenset()
-    if table_columns(connection, "memories") is not None:
+    memory_projects: frozenset[str] = frozenset()
+    unread: list[UnreadValue] = []
+    columns = table_columns(connection, "memories")
+    if columns is not None:
         memory_projects = frozenset(
             row[0] for row in connection.execute("SELECT DISTINCT project_path FROM memories")
         )
-    return StoreExtras(workspaces, members, sessions, memory_projects)
+        unread = _unread(connection, columns)
+    return StoreExtras(workspaces, members, sessions, memory_projects, unread)
+
+
+def _suspect(column: str, kind: object) -> str:
+    """Return an SQL condition true when the column's value may fail the plugin's check."""
+    quoted = quote_identifier(column)
+    if column in COALESCED:
+        quoted = f"COALESCE({quoted}, {COALESCED[column]!r})"
+    kinds = {
+        NUMBER: "('integer', 'real')",
+        NULLABLE_NUMBER: "('integer', 'real', 'null')",
+        TEXT: "('text')",
+        NULLABLE_TEXT: "('text', 'null')",
+    }
+    if kind in kinds:
+        return f"typeof({quoted}) NOT IN {kinds[kind]}"
+    allowed = ", ".join(f"'{value}'" for value in kind)  # type: ignore[union-attr]
+    return f"({quoted} IS NULL OR {quoted} NOT IN ({allowed}))"
+
+
+def _unread(connection: sqlite3.Connection, columns: dict[str, str]) -> list[UnreadValue]:
+    """Return the live rows' first value the plugin's reader rejects (see ``reader``).
+
+    SQLite finds the suspect rows; ``row_problem`` names the first failing column of each.
+    """
+    checked = [(c, k) for c, k in ROW_CHECKS if c in columns and c not in KEPT_EXACTLY]
+    if not checked or not {"id", "project_path", "status"} <= columns.keys():
+        return []
+    names = [column for column, _ in checked]
+    sql = (
+        f"SELECT id, project_path, {', '.join(map(quote_identifier, names))} FROM memories "
+        f"WHERE status IN ('active', 'permanent') AND ("
+        + " OR ".join(_suspect(c, k) for c, k in checked)
+        + ") ORDER BY id"
+    )
+    found = []
+    for memory_id, project_path, *values in connection.execute(sql):
+        raw = {
+            name: {"blob": value.hex()} if isinstance(value, bytes) else value
+            for name, value in zip(names, values, strict=True)
+        }
+        problem = row_problem(raw)
+        if problem is not None and isinstance(memory_id, int):
+            found.append(UnreadValue(memory_id, project_path, problem[0], problem[1]))
+    return found
 
 
 def _text(value: object) -> str | None:

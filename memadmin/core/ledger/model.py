@@ -74,6 +74,9 @@ class LedgerMemory(NamedTuple):
     project: str = ""
     first_seen_at: int | None = 0
     created_at: int | None = 0
+    # (column, value) pairs the store holds that memadmin could not keep as they are (a NULL
+    # source_type, a text timestamp...): the plugin's reader sees these, not memadmin's.
+    unread: tuple = ()
 
 
 @dataclass(frozen=True, slots=True)

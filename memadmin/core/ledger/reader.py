@@ -15,11 +15,13 @@ So a stock plugin never injects a memory of a category it does not know, whateve
 importance. ``pack`` mode reads with the same rules, but knows the pack's categories instead
 of the twelve: what a plugin that reads the project's pack would inject.
 
-JavaScript's ``typeof x === "number"`` holds for SQLite's INTEGER and REAL alike; memadmin
-stores whole numbers only, so "a number" here is an ``int`` (``bool`` excluded).
+JavaScript's ``typeof x === "number"`` holds for SQLite's INTEGER and REAL alike, so "a
+number" here is an ``int`` or a ``float`` (``bool`` excluded). Where memadmin keeps another
+value than the store (the sync reads a NULL ``source_type`` as ``historian``), the store's
+value travels in ``LedgerMemory.unread`` and is the one checked.
 """
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from .model import LedgerMemory
@@ -75,10 +77,6 @@ class DroppedRow:
         }
 
 
-def _is_number(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def unknown_category_reason(category: str, *, pack: bool = False) -> str:
     """Return the sentence saying a category is never injected because it is unknown."""
     if pack:
@@ -86,51 +84,111 @@ def unknown_category_reason(category: str, *, pack: bool = False) -> str:
     return f"magic-context does not know the category {category}: never injected"
 
 
+NUMBER = "number"  # typeof === "number": INTEGER or REAL
+NULLABLE_NUMBER = "nullable number"
+TEXT = "text"
+NULLABLE_TEXT = "nullable text"
+# isMemoryRow's checks after the category, in its order (column, kind or allowed values).
+ROW_CHECKS: tuple[tuple[str, object], ...] = (
+    ("content", TEXT),
+    ("normalized_hash", TEXT),
+    ("importance", NUMBER),
+    ("scope", MEMORY_SCOPES),
+    ("shareable", NUMBER),
+    ("source_session_id", NULLABLE_TEXT),
+    ("source_type", SOURCE_TYPES),
+    ("seen_count", NUMBER),
+    ("retrieval_count", NUMBER),
+    ("first_seen_at", NUMBER),
+    ("created_at", NUMBER),
+    ("updated_at", NUMBER),
+    ("last_seen_at", NUMBER),
+    ("last_retrieved_at", NULLABLE_NUMBER),
+    ("status", MEMORY_STATUSES),
+    ("expires_at", NULLABLE_NUMBER),
+    ("verification_status", VERIFICATION_STATUSES),
+    ("verified_at", NULLABLE_NUMBER),
+    ("superseded_by_memory_id", NULLABLE_NUMBER),
+    ("merged_from", NULLABLE_TEXT),
+    ("metadata_json", NULLABLE_TEXT),
+)
+COALESCED = {"importance": IMPORTANCE_DEFAULT, "scope": "project", "shareable": 0}
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _fails(kind: object, value: object) -> bool:
+    if kind == NUMBER:
+        return not _number(value)
+    if kind == NULLABLE_NUMBER:
+        return value is not None and not _number(value)
+    if kind == TEXT:
+        return not isinstance(value, str)
+    if kind == NULLABLE_TEXT:
+        return value is not None and not isinstance(value, str)
+    return value not in kind  # type: ignore[operator]
+
+
+def _sentence(column: str, kind: object, value: object) -> str:
+    if isinstance(kind, tuple):
+        return f"{column} {value!r} is not one of {' | '.join(kind)}: never injected"
+    expected = "text" if kind in (TEXT, NULLABLE_TEXT) else "a number"
+    return f"{column} {value!r} is not {expected}: never injected"
+
+
+def row_problem(values: Mapping[str, object]) -> tuple[str, object, str] | None:
+    """Return (column, value, sentence) for the first check of ``isMemoryRow`` that fails.
+
+    ``values`` are the row's columns as read (a missing column counts as valid); the
+    COALESCE defaults apply first. The category is not checked here (see ``drop_reason``).
+    """
+    for column, kind in ROW_CHECKS:
+        if column not in values:
+            continue
+        value = values[column]
+        if value is None and column in COALESCED:
+            value = COALESCED[column]
+        if _fails(kind, value):
+            return column, value, _sentence(column, kind, value)
+    return None
+
+
 def drop_reason(
     memory: LedgerMemory, categories: Collection[str], *, pack: bool = False
 ) -> DroppedRow | None:
     """Return why the reader drops the row, or None when it keeps it.
 
-    The checks run in upstream's order (``isMemoryRow``), and the first that fails names
-    the reason. ``importance`` is checked after its default: None reads as 50.
+    The checks run in upstream's order (``isMemoryRow``), the first that fails naming the
+    reason; ``memory.unread`` holds the values the store has where memadmin keeps another.
     """
-
-    def dropped(column: str, value: object, reason: str) -> DroppedRow:
-        return DroppedRow(memory.id, memory.category, column, value, reason)
-
     if memory.category not in categories:
-        return dropped(
-            "category", memory.category, unknown_category_reason(memory.category, pack=pack)
-        )
-    if not isinstance(memory.content, str):
-        return dropped("content", memory.content, "the content is not text: never injected")
-    if memory.importance is not None and not _is_number(memory.importance):
-        return dropped(
-            "importance", memory.importance, "the importance is not a number: never injected"
-        )
-    checks = (
-        ("scope", "project" if memory.scope is None else memory.scope, MEMORY_SCOPES),
-        ("source_type", memory.source_type, SOURCE_TYPES),
-    )
-    for column, value, allowed in checks:
-        if value not in allowed:
-            return dropped(column, value, _not_one_of(column, value, allowed))
-    for column in TIMESTAMPS:
-        value = getattr(memory, column)
-        if not _is_number(value):
-            return dropped(column, value, f"{column} {value!r} is not a number: never injected")
-    for column, allowed in (
-        ("status", MEMORY_STATUSES),
-        ("verification_status", VERIFICATION_STATUSES),
-    ):
-        value = getattr(memory, column)
-        if value not in allowed:
-            return dropped(column, value, _not_one_of(column, value, allowed))
-    return None
+        reason = unknown_category_reason(memory.category, pack=pack)
+        return DroppedRow(memory.id, memory.category, "category", memory.category, reason)
+    values = {column: getattr(memory, column) for column in _HELD}
+    values.update(memory.unread)
+    problem = row_problem(values)
+    if problem is None:
+        return None
+    return DroppedRow(memory.id, memory.category, *problem)
 
 
-def _not_one_of(column: str, value: object, allowed: tuple[str, ...]) -> str:
-    return f"{column} {value!r} is not one of {' | '.join(allowed)}: never injected"
+_HELD = (
+    "content",
+    "importance",
+    "scope",
+    "shareable",
+    "source_type",
+    "first_seen_at",
+    "created_at",
+    "updated_at",
+    "last_seen_at",
+    "status",
+    "expires_at",
+    "verification_status",
+    "verified_at",
+)
 
 
 def read_rows(
