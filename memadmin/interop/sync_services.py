@@ -37,6 +37,7 @@ from .sync_plan import SyncPlan, plan_sync
 from .sync_pushes import plan_bases, store_push, sync_settle
 from .sync_scope import Scope
 from .sync_writes import SyncWriter
+from .workspace_sync import store_extras_sync
 
 DEFAULT_PACK = "magic-context"
 PROBLEMS_KEPT = 200
@@ -365,6 +366,7 @@ def _plan_and_write(
             StoreWatermark.save_marks(
                 store, marks.marks, checked_at=run.started, took=run.duration_ms()
             )
+            warnings = warnings + store_extras_sync(path=run.path, store=store, now=run.started)
             warnings = warnings + plan.warnings + pushed.warnings
             return _record(
                 run, store, plan, created, sessions, warnings, pushed=len(pushed.memories)

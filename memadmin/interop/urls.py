@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import conflict_views, views
+from . import conflict_views, views, workspace_views
 
 app_name = "interop"
 
@@ -12,4 +12,6 @@ urlpatterns = [
         conflict_views.conflict_resolve_view,
         name="conflict_resolve",
     ),
+    path("workspaces/", workspace_views.workspaces, name="workspaces"),
+    path("workspaces/<int:pk>/", workspace_views.workspace, name="workspace"),
 ]

@@ -9,6 +9,7 @@ from memadmin.core.tokens import COUNTER_NAMES
 
 BUDGET_MESSAGE = f"The budget must be a whole number between {BUDGET_MIN} and {BUDGET_MAX} tokens."
 REASONS = (OVER_BUDGET, LAZY_DETAIL, EXPIRED, ARCHIVED, SUPERSEDED)
+MODES_SHOWN = ("plugin", "pack", "headers")  # every mode is assembled; one is shown
 
 
 def chosen_budget(data: QueryDict) -> str | None:
@@ -38,7 +39,11 @@ class LedgerForm(forms.Form):
         },
     )
     mode = forms.ChoiceField(
-        choices=[("plugin", "plugin (what magic-context injects)"), ("headers", "headers")],
+        choices=[
+            ("plugin", "plugin (what the stock magic-context plugin injects)"),
+            ("pack", "pack (a plugin that reads the project's pack)"),
+            ("headers", "headers"),
+        ],
     )
     counter = forms.ChoiceField(
         choices=[(name, name) for name in COUNTER_NAMES],

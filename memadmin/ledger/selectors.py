@@ -22,14 +22,18 @@ from memadmin.core.ledger import (
     LedgerError,
     LedgerMemory,
     LedgerResult,
-    PreparedStore,
-    assemble_prepared,
+    MemberShare,
+    ReadStore,
+    assemble_read,
+    member_shares,
+    read_for_modes,
 )
 from memadmin.core.ledger.model import MODES, TIE_BREAKS, Mode, TieBreak
 from memadmin.memories.models import Memory, Project
 
 from .count_cache import counts_for
 from .counters import CounterChoice
+from .plugin_context import LedgerWorkspace, ledger_workspace, pack_categories, with_unread
 
 FETCH_CHUNK = 2000  # rows per fetch: Django's default of 100 costs more than the rows themselves
 MEMORY_FIELDS = (
@@ -44,6 +48,13 @@ MEMORY_FIELDS = (
     "last_seen_at",
     "verified_at",
     "updated_at",
+    # What the plugin's row reader checks (core.ledger.reader).
+    "scope",
+    "source_type",
+    "verification_status",
+    "shareable",
+    "first_seen_at",
+    "created_at",
 )
 
 
@@ -68,12 +79,22 @@ class LedgerInputs:
 
 @dataclass(frozen=True, slots=True)
 class LedgerPreview:
-    """One project assembled in one or both modes with the same counter, budget and time."""
+    """One project assembled in one or more modes with the same counter, budget and time.
+
+    `reads` holds each mode's rows as its plugin read them (see `core.ledger.as_plugin`);
+    `workspace` the project's workspace, whose members' memories `inputs.pk_of` also maps.
+    """
 
     inputs: LedgerInputs
     results: dict[str, LedgerResult]
     counter: CounterChoice
     counted: int = 0
+    reads: dict[str, ReadStore] = field(default_factory=dict)
+    workspace: LedgerWorkspace | None = None
+
+    def member_shares(self, mode: str) -> list[MemberShare]:
+        """Return what each workspace member contributes in that mode (empty when unshared)."""
+        return member_shares(self.reads[mode], self.results[mode])
 
     @property
     def is_empty(self) -> bool:
@@ -146,6 +167,14 @@ def ledger_inputs(project: Project) -> LedgerInputs:
             last_seen_at,
             verified_at,
             updated_at,
+            None,
+            scope,
+            source_type,
+            verification_status,
+            int(shareable),
+            project.identity,
+            first_seen_at,
+            created_at,
         )
         for (
             pk,
@@ -159,6 +188,12 @@ def ledger_inputs(project: Project) -> LedgerInputs:
             last_seen_at,
             verified_at,
             updated_at,
+            scope,
+            source_type,
+            verification_status,
+            shareable,
+            first_seen_at,
+            created_at,
         ) in rows
     ]
     members: dict[int, list[int]] = {}
@@ -207,14 +242,44 @@ def ledger_preview(
     inputs = ledger_inputs(project)
     if not inputs.memories:
         return LedgerPreview(inputs=inputs, results={}, counter=counter)
-    # Prepared once: both modes share the graph, the selection order, the lines and counts.
-    prepared = PreparedStore(inputs.memories, inputs.composites, now_ms=now_ms)
-    cached, store = counts_for(counter.counter, prepared.texts())
+    # Each mode's plugin reads the rows its way; modes reading the same rows share one
+    # prepared store (graph, selection order, lines and counts).
+    workspace = ledger_workspace(project)
+    others = [ledger_inputs(member) for member in workspace.sharing]
+    reads = read_for_modes(
+        with_unread(project, inputs.memories),
+        inputs.composites,
+        modes=modes,
+        now_ms=now_ms,
+        pack_categories=pack_categories(project) if "pack" in modes else (),
+        workspace=workspace.workspace,
+        others=[
+            memory
+            for member, other in zip(workspace.sharing, others, strict=True)
+            for memory in with_unread(member, other.memories)
+        ],
+    )
+    stores = list({id(read.store): read.store for read in reads.values()}.values())
+    texts = (
+        stores[0].texts()
+        if len(stores) == 1
+        else list(dict.fromkeys(text for prepared in stores for text in prepared.texts()))
+    )
+    cached, store = counts_for(counter.counter, texts)
     results = {
-        mode: assemble_prepared(
-            prepared, budget=budget, counter=cached, mode=mode, tie_break=tie_break
-        )
+        mode: assemble_read(reads[mode], budget=budget, counter=cached, tie_break=tie_break)
         for mode in modes
     }
     counted = store.save()
-    return LedgerPreview(inputs=inputs, results=results, counter=counter, counted=counted)
+    for other in others:
+        inputs.pk_of.update(
+            {shown: pk for shown, pk in other.pk_of.items() if shown not in inputs.pk_of}
+        )
+    return LedgerPreview(
+        inputs=inputs,
+        results=results,
+        counter=counter,
+        counted=counted,
+        reads=reads,
+        workspace=workspace,
+    )

@@ -10,11 +10,14 @@ from memadmin.accounts.roles import role_required
 from memadmin.core.clock import now_ms
 from memadmin.core.diagrams import budget_bar_svg
 from memadmin.core.ledger import LedgerResult
+from memadmin.core.userconfig import UserBudget
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Project
 
 from .counters import choose_counter
-from .forms import LedgerForm
+from .fidelity_views import fidelity_context
+from .forms import MODES_SHOWN, LedgerForm
+from .plugin_context import ledger_budget
 from .selectors import LedgerPreview, ledger_preview, ledger_projects
 
 ROWS_PER_PAGE = 50
@@ -33,9 +36,9 @@ def _project(project_pk: int) -> Project:
     return get_object_or_404(Project, pk=project_pk)
 
 
-def _form(request: HtmxHttpRequest, project: Project) -> LedgerForm:
+def _form(request: HtmxHttpRequest, project: Project, budget: UserBudget) -> LedgerForm:
     # claude unless asked otherwise: where it is not set up, the page says it uses the heuristic
-    return LedgerForm(request.GET, budget=project.injection_budget, counter="claude")
+    return LedgerForm(request.GET, budget=budget.tokens, counter="claude")
 
 
 def _preview(form: LedgerForm, project: Project) -> LedgerPreview:
@@ -46,6 +49,7 @@ def _preview(form: LedgerForm, project: Project) -> LedgerPreview:
         counter=choose_counter(values["counter"]),
         now_ms=now_ms(),
         tie_break=values["tie_break"],
+        modes=MODES_SHOWN,
     )
 
 
@@ -68,8 +72,15 @@ def ledger(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
     budget control that did not move, set to the new value.
     """
     project = _project(project_pk)
-    form = _form(request, project)
-    context = {"project": project, "form": form, "page_url": request.path}
+    budget = ledger_budget(project)
+    form = _form(request, project, budget)
+    context = {
+        "project": project,
+        "form": form,
+        "page_url": request.path,
+        "default_budget": budget,
+        "membership": project.workspace_memberships.select_related("workspace").first(),
+    }
     valid = form.is_valid()
     if valid:
         context.update(_preview_context(form, project, request.GET.copy()))
@@ -101,7 +112,7 @@ def _preview_context(form: LedgerForm, project: Project, query) -> dict:
     result = preview.results[values["mode"]]
     rows = _shown_rows(result, values["decision"], values["reason"])
     page = Paginator(rows, ROWS_PER_PAGE).get_page(values["page"] or 1)
-    by_id = preview.inputs.by_id
+    by_id = preview.reads[values["mode"]].store.by_id
     query.pop("page", None)
     query.setlist("budget", [str(values["budget"])])
     query.pop("budget_was", None)
@@ -111,8 +122,9 @@ def _preview_context(form: LedgerForm, project: Project, query) -> dict:
         "result": result,
         "modes": [
             (other, f"{other.coverage.share:.0%}")
-            for other in (preview.results["plugin"], preview.results["headers"])
+            for other in (preview.results[mode] for mode in MODES_SHOWN)
         ],
+        **fidelity_context(preview, result),
         "bar": budget_bar_svg(
             list(result.by_category.items()), result.budget, used=result.used_tokens
         ),
@@ -135,7 +147,7 @@ def _excerpt(text: str) -> str:
 def download(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
     """Return the rendered block as a text file, exactly as it would be injected."""
     project = _project(project_pk)
-    form = _form(request, project)
+    form = _form(request, project, ledger_budget(project))
     if not form.is_valid():
         problems = "; ".join(error for errors in form.errors.values() for error in errors)
         return HttpResponse(problems, status=400, content_type="text/plain; charset=utf-8")

@@ -26,16 +26,31 @@ def run(*args) -> tuple[str, str]:
 
 
 def test_text_prints_the_block_and_a_summary(project, sop):
-    """Text format prints the block on standard output, the summary on standard error."""
+    """Text format prints the block on standard output, the summary on standard error.
+
+    In pack mode the ops-six categories render in the pack's order (OPS_RULES first).
+    """
+    out, err = run(
+        "ledger",
+        *("--project", project.identity, "--mode", "pack", "--counter", "heuristic"),
+        *("--now", str(NOW)),
+    )
+    header = sop["header"].pk
+    assert out.startswith(f"<project-memory>\n<OPS_RULES>\n#{header}: Release SOP: three steps.")
+    assert "</OPS_RULES>\n<ENV_STATE>\n" in out
+    assert out.endswith("</project-memory>\n")
+    assert "pack mode, heuristic counter:" in err and "5 of 5 eligible memories injected" in err
+
+
+def test_plugin_mode_injects_nothing_of_categories_the_stock_plugin_does_not_know(project, sop):
+    """The stock plugin drops every ops-six row but CONFIG_VALUES: the summary says why."""
     out, err = run(
         "ledger", "--project", project.identity, "--counter", "heuristic", "--now", str(NOW)
     )
-    standalone = sop["standalone"].pk
-    assert out.startswith(
-        f"<project-memory>\n<ENV_STATE>\n#{standalone}: Deploys happen on weekdays."
-    )
-    assert out.endswith("</project-memory>\n")
-    assert "plugin mode, heuristic counter:" in err and "5 of 5 eligible memories injected" in err
+    assert out == ""
+    assert "plugin mode, heuristic counter: 0 of" in err
+    assert "5 live memories are never injected by the stock plugin" in err
+    assert "magic-context does not know the category OPS_RULES: never injected (4)" in err
 
 
 def test_json_prints_rows_and_totals(project, sop):
@@ -205,7 +220,7 @@ def test_tokens_counts_the_readable_files_and_names_the_others(tmp_path):
 def test_without_claude_the_default_falls_back_and_says_so(project, sop, tmp_path, monkeypatch):
     """No counter asked for and claude not set up: the heuristic, with a notice."""
     monkeypatch.setenv("MEMADMIN_TOKENIZER_DIR", str(tmp_path))
-    out, err = run("ledger", "--project", project.identity, "--now", str(NOW))
+    out, err = run("ledger", "--project", project.identity, "--mode", "pack", "--now", str(NOW))
     assert out.startswith("<project-memory>")
     assert "Using the heuristic" in err and "heuristic counter" in err
 

@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from memadmin.core.ledger import LedgerError, assemble
+from memadmin.core.ledger import LedgerError, assemble, assemble_read, read_for_mode
 from memadmin.core.tokens import ClaudeCounter, CounterUnavailable, HeuristicCounter
 from memadmin.ledger.count_cache import forget_counts
 from memadmin.ledger.counters import CounterChoice
@@ -56,22 +56,37 @@ def test_inputs_are_read_in_three_queries_whatever_the_size(project, sop, rememb
     assert len(small) == len(large) == 3
 
 
-def test_preview_assembles_both_modes_like_the_core(project, sop):
-    """The preview is the core's assembly of the same inputs."""
-    preview = ledger_preview(project, budget=4000, counter=HEURISTIC, now_ms=NOW)
+def test_preview_assembles_each_mode_like_the_core(project, sop):
+    """The preview is the core's reading and assembly of the same inputs, in every mode."""
+    modes = ("plugin", "headers", "pack")
+    preview = ledger_preview(project, budget=4000, counter=HEURISTIC, now_ms=NOW, modes=modes)
     inputs = ledger_inputs(project)
-    for mode in ("plugin", "headers"):
-        direct = assemble(
+    direct = assemble(
+        inputs.memories,
+        inputs.composites,
+        budget=4000,
+        counter=HeuristicCounter(),
+        mode="headers",
+        now_ms=NOW,
+    )
+    assert preview.results["headers"].rendered == direct.rendered
+    assert preview.results["headers"].rows == direct.rows
+    assert "(details: " in preview.results["headers"].rendered
+    for mode in ("plugin", "pack"):
+        read = read_for_mode(
             inputs.memories,
             inputs.composites,
-            budget=4000,
-            counter=HeuristicCounter(),
             mode=mode,
             now_ms=NOW,
+            pack_categories=[c.name for c in project.categories.order_by("priority")],
         )
-        assert preview.results[mode].rendered == direct.rendered
-        assert preview.results[mode].rows == direct.rows
-    assert "(details: " in preview.results["headers"].rendered
+        core = assemble_read(read, budget=4000, counter=HeuristicCounter())
+        assert preview.results[mode].rendered == core.rendered
+        assert preview.results[mode].rows == core.rows
+        assert preview.results[mode].dropped == core.dropped
+    assert preview.results["plugin"].rendered == ""
+    assert len(preview.results["plugin"].dropped) == 5
+    assert preview.results["pack"].coverage.injected == 5
 
 
 def test_an_empty_project_gives_an_empty_preview_and_writes_nothing(project):
@@ -104,8 +119,10 @@ def test_the_claude_counter_gives_the_same_preview_through_the_cache(project, so
     except CounterUnavailable:
         pytest.skip("the claude counter is not set up here")
     inputs = ledger_inputs(project)
-    direct = assemble(
-        inputs.memories, inputs.composites, budget=600, counter=claude, mode="plugin", now_ms=NOW
+    direct = assemble_read(
+        read_for_mode(inputs.memories, inputs.composites, mode="plugin", now_ms=NOW),
+        budget=600,
+        counter=claude,
     )
     for _ in ("cold", "warm"):
         forget_counts()

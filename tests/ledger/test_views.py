@@ -25,14 +25,17 @@ def test_the_index_lists_projects_with_links(client_as, project, sop):
 
 
 def test_the_page_shows_block_bar_coverage_rows_and_counter(client_as, project, sop):
-    """The preview has the rendered block, the SVG bar, both modes' coverage and the counter."""
-    response = client_as("viewer").get(page_url(project, budget=4000, counter="heuristic"))
+    """The preview has the rendered block, the SVG bar, every mode's coverage and the counter."""
+    response = client_as("viewer").get(
+        page_url(project, budget=4000, counter="heuristic", mode="pack")
+    )
     body = response.content.decode()
     assert response.status_code == 200
     assert "&lt;project-memory&gt;" in body
     assert f"#{sop['header'].pk}: Release SOP: three steps." in body
     assert "<svg" in body and "budget-bar" in body
     assert 'class="num coverage-plugin"' in body and 'class="num coverage-headers"' in body
+    assert 'class="num coverage-pack"' in body
     assert "<strong>heuristic</strong> counter" in body
 
 
@@ -45,9 +48,10 @@ def test_the_budget_defaults_to_the_projects(client_as, project, sop):
 def test_a_smaller_budget_injects_less(client_as, project, sop):
     """Moving the budget changes the ledger."""
     client = client_as("viewer")
-    big = client.get(page_url(project, budget=4000, counter="heuristic")).content.decode()
-    small = client.get(page_url(project, budget=500, counter="heuristic")).content.decode()
-    assert re.search(r"plugin</span> mode: \d+ of 4000 tokens, 5 memories injected", big)
+    big = client.get(page_url(project, budget=4000, counter="heuristic", mode="pack")).content
+    small = client.get(page_url(project, budget=500, counter="heuristic", mode="pack")).content
+    big, small = big.decode(), small.decode()
+    assert re.search(r"pack</span> mode: \d+ of 4000 tokens, 5 memories injected", big)
     assert "of 500 tokens" in small
 
 
@@ -173,7 +177,8 @@ def test_paging_the_rows_keeps_the_address_in_step(client_as, project, remember)
     """The rows' Next link loads page 2 in place and puts it in the address, so a reload keeps it."""
     for n in range(55):
         remember(f"Fact number {n} about the deploys.")
-    body = client_as("viewer").get(page_url(project)).content.decode()
+    body = client_as("viewer").get(page_url(project, mode="pack")).content.decode()
     assert "page 1 of 2" in body
     assert re.search(r'hx-get="[^"]*page=2" [^>]*hx-push-url="true">Next</a>', body)
-    assert "page 2 of 2" in client_as("viewer").get(page_url(project, page=2)).content.decode()
+    second = client_as("viewer").get(page_url(project, mode="pack", page=2)).content.decode()
+    assert "page 2 of 2" in second

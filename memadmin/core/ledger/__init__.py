@@ -5,9 +5,19 @@ Proposal 3's table of contents of header blocks (``mode="headers"``); ``compare_
 does both at one budget. To assemble one store several times (both modes, several budgets),
 prepare it once (``PreparedStore(memories, composites, now_ms=...)``) and call
 ``assemble_prepared(store, ...)``; ``store.texts()`` names every text those assemblies
-count. Plain data in, plain data out: no Django here.
+count. ``read_for_mode(...)`` and ``assemble_read(...)`` read the rows as the mode's plugin
+does first (``reader``) and share a workspace's memories (``workspace``). Plain data in,
+plain data out: no Django here.
 """
 
+from .as_plugin import (
+    MemberShare,
+    ReadStore,
+    assemble_read,
+    member_shares,
+    read_for_mode,
+    read_for_modes,
+)
 from .assembly import assemble, assemble_prepared, compare_modes
 from .model import (
     BUDGET_DEFAULT,
@@ -27,15 +37,20 @@ from .model import (
     TokenCounter,
 )
 from .prepared import PreparedStore
+from .reader import CATEGORY_PRIORITY, PLUGIN_ASSUMED, DroppedRow, read_rows
 from .render import PRIORITY_CATEGORIES
 from .rows import LedgerRows
+from .workspace import Workspace, WorkspaceMember, member_order, parse_share_categories
 
 __all__ = [
     "BUDGET_DEFAULT",
     "BUDGET_MAX",
     "BUDGET_MIN",
+    "CATEGORY_PRIORITY",
+    "PLUGIN_ASSUMED",
     "PRIORITY_CATEGORIES",
     "Coverage",
+    "DroppedRow",
     "Kind",
     "LedgerComposite",
     "LedgerError",
@@ -43,13 +58,24 @@ __all__ = [
     "LedgerResult",
     "LedgerRow",
     "LedgerRows",
+    "MemberShare",
     "Mode",
     "ModeComparison",
     "PreparedStore",
+    "ReadStore",
     "Reason",
     "TieBreak",
     "TokenCounter",
+    "Workspace",
+    "WorkspaceMember",
     "assemble",
     "assemble_prepared",
+    "assemble_read",
     "compare_modes",
+    "member_order",
+    "member_shares",
+    "parse_share_categories",
+    "read_for_mode",
+    "read_for_modes",
+    "read_rows",
 ]

@@ -12,9 +12,15 @@ admitted memory of its category; it is admitted when ``used + cost <= budget``.
 that are no other header's detail, and memories under no header, see ``graph.top_level``),
 with the same rules and accounting; details are never injected (reason "lazy detail") but a
 header's line lists them (see ``headers``), which makes them reachable.
+
+``pack`` mode competes as plugin mode does; its block renders the categories in the pack's
+priority order (``priority``). Given a shared ``workspace``, the competitors are admitted in
+its three phases instead (see ``workspace``). Reading rows the plugin's way, before any of
+this, is ``reader``'s and ``fidelity``'s business.
 """
 
 from collections.abc import Iterable
+from functools import partial
 from operator import attrgetter
 
 from .coverage import coverage_of
@@ -33,8 +39,15 @@ from .model import (
     TokenCounter,
 )
 from .prepared import PreparedStore, count_all
-from .render import WRAPPER_TEXT, category_sort_key, category_tags_text, render_block
+from .render import (
+    PRIORITY_CATEGORIES,
+    WRAPPER_TEXT,
+    category_sort_key,
+    category_tags_text,
+    render_block,
+)
 from .rows import Admission, LedgerRows
+from .workspace import Workspace, admit_workspace
 
 
 def validate(budget: int, mode: str, tie_break: str) -> None:
@@ -78,8 +91,14 @@ def assemble_prepared(
     counter: TokenCounter,
     mode: Mode,
     tie_break: TieBreak = "recent",
+    priority: tuple[str, ...] = PRIORITY_CATEGORIES,
+    workspace: Workspace | None = None,
 ) -> LedgerResult:
-    """Return ``assemble``'s result for a store already prepared (see ``prepare``)."""
+    """Return ``assemble``'s result for a store already prepared (see ``prepare``).
+
+    ``priority`` names the categories rendered first, in that order; ``workspace`` (when it
+    is shared) admits in its three phases.
+    """
     validate(budget, mode, tie_break)
     selection = store.selection(tie_break)
     if mode == "headers":
@@ -96,7 +115,10 @@ def assemble_prepared(
     wrapper_tokens, *tag_counts = count_all(
         counter, [WRAPPER_TEXT, *map(category_tags_text, categories)]
     )
-    admission = _admit(
+    admit = _admit
+    if workspace is not None and workspace.is_shared:
+        admit = partial(admit_workspace, workspace=workspace)
+    admission = admit(
         competitors,
         competitor_costs,
         budget=budget,
@@ -126,9 +148,9 @@ def assemble_prepared(
         by_category[category] = by_category.get(category, 0) + tokens
         admitted.append((category, memory.id, store.line_of(memory, mode)))
     return LedgerResult(
-        rendered=render_block(admitted),
+        rendered=render_block(admitted, priority),
         rows=rows,
-        used_tokens=admission.totals[-1] if admitted else 0,
+        used_tokens=wrapper_tokens + sum(by_category.values()) if admitted else 0,
         budget=budget,
         counter_name=counter.name,
         mode=mode,
@@ -137,7 +159,7 @@ def assemble_prepared(
         coverage=coverage,
         by_category={
             category: by_category[category]
-            for category in sorted(by_category, key=category_sort_key)
+            for category in sorted(by_category, key=partial(category_sort_key, priority=priority))
         },
     )
 

@@ -4,12 +4,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, Protocol
 
-Mode = Literal["plugin", "headers"]
+Mode = Literal["plugin", "headers", "pack"]
 TieBreak = Literal["recent", "id"]
 Kind = Literal["header", "detail", "standalone"]
-Reason = Literal["over budget", "lazy detail", "expired", "archived", "superseded"]
+Reason = Literal[
+    "over budget", "lazy detail", "expired", "archived", "superseded", "not read by the plugin"
+]
 
-MODES: tuple[str, ...] = ("plugin", "headers")
+MODES: tuple[str, ...] = ("plugin", "headers", "pack")
 TIE_BREAKS: tuple[str, ...] = ("recent", "id")
 
 BUDGET_MIN = 500
@@ -21,6 +23,7 @@ LAZY_DETAIL: Reason = "lazy detail"
 EXPIRED: Reason = "expired"
 ARCHIVED: Reason = "archived"
 SUPERSEDED: Reason = "superseded"
+NOT_READ: Reason = "not read by the plugin"  # dropped by the plugin's row reader (see reader)
 
 
 class LedgerError(ValueError):
@@ -63,6 +66,17 @@ class LedgerMemory(NamedTuple):
     verified_at: int | None
     updated_at: int
     source_name: str | None = None
+    # What the plugin's row reader checks (see ``reader``), and whose memory it is.
+    scope: str | None = "project"
+    source_type: str | None = "historian"
+    verification_status: str | None = "unverified"
+    shareable: int = 0
+    project: str = ""
+    first_seen_at: int | None = 0
+    created_at: int | None = 0
+    # (column, value) pairs the store holds that memadmin could not keep as they are (a NULL
+    # source_type, a text timestamp...): the plugin's reader sees these, not memadmin's.
+    unread: tuple = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +187,10 @@ class LedgerResult:
     wrapper_tokens: int
     coverage: Coverage
     by_category: dict[str, int] = field(default_factory=dict)
+    # The rows the plugin's reader dropped before selection (see ``reader.DroppedRow``), and
+    # which plugin the figures assume (see ``reader.PLUGIN_ASSUMED``).
+    dropped: tuple = ()
+    assumes: str = ""
 
     @property
     def injected_ids(self) -> list[int]:
@@ -193,6 +211,8 @@ class LedgerResult:
             "wrapper_tokens": self.wrapper_tokens,
             "coverage": self.coverage.to_json(),
             "by_category": dict(self.by_category),
+            "assumes": self.assumes,
+            "dropped": [row.to_json() for row in self.dropped],
             "rendered": self.rendered,
             "rows": [row.to_json() for row in self.rows],
         }

@@ -83,19 +83,28 @@ def category_tags_text(category: str) -> str:
     return f"<{tag}>\n</{tag}>\n"
 
 
-def category_sort_key(category: str) -> tuple[int, int, bytes]:
-    """Return the key that puts categories in render order."""
-    priority = _PRIORITY.get(category)
-    if priority is not None:
-        return (0, priority, b"")
+def category_sort_key(
+    category: str, priority: tuple[str, ...] = PRIORITY_CATEGORIES
+) -> tuple[int, int, bytes]:
+    """Return the key that puts categories in render order: ``priority`` first, in order."""
+    rank = (
+        _PRIORITY.get(category)
+        if priority is PRIORITY_CATEGORIES
+        else (priority.index(category) if category in priority else None)
+    )
+    if rank is not None:
+        return (0, rank, b"")
     # UTF-16-BE bytes compare exactly as JavaScript compares strings, by code unit.
     return (1, 0, category.encode("utf-16-be", "surrogatepass"))
 
 
-def render_block(entries: Iterable[tuple[str, int, str]]) -> str:
+def render_block(
+    entries: Iterable[tuple[str, int, str]], priority: tuple[str, ...] = PRIORITY_CATEGORIES
+) -> str:
     """Return the block for (category, memory id, line) entries, in render order.
 
-    The entries may come in any order; they are grouped and ordered here.
+    The entries may come in any order; they are grouped and ordered here, the categories of
+    ``priority`` first (a pack's order in pack mode).
     """
     by_category: dict[str, list[tuple[int, str]]] = {}
     for category, memory_id, line in entries:
@@ -103,7 +112,7 @@ def render_block(entries: Iterable[tuple[str, int, str]]) -> str:
     if not by_category:
         return ""
     lines = [f"<{WRAPPER}>"]
-    for category in sorted(by_category, key=category_sort_key):
+    for category in sorted(by_category, key=lambda name: category_sort_key(name, priority)):
         tag = escape_tag(category)
         lines.append(f"<{tag}>")
         lines.extend(line for _, line in sorted(by_category[category]))

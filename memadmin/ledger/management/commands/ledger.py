@@ -6,8 +6,11 @@ from django.core.management.base import BaseCommand, CommandError
 
 from memadmin.core.clock import now_ms
 from memadmin.core.ledger import LedgerError
+from memadmin.core.ledger.model import MODES
+from memadmin.core.ledger.reader import never_injected_summary
 from memadmin.core.tokens import COUNTER_NAMES, CounterUnavailable, UnknownCounter
 from memadmin.ledger.counters import choose_counter
+from memadmin.ledger.plugin_context import ledger_budget
 from memadmin.ledger.selectors import ledger_preview
 from memadmin.memories.models import Project
 
@@ -16,8 +19,10 @@ class Command(BaseCommand):
     help = (
         "Print the memory block a project's agent would be given at a token budget (text), "
         "or every memory's row and the totals (json). Memories synced from a magic-context "
-        "store carry their upstream ids, so plugin mode prints the block the plugin injects, "
-        "byte for byte, followed by one newline. A summary goes to standard error."
+        "store carry their upstream ids, so plugin mode prints the block the stock plugin "
+        "injects (workspace members' shared memories included), byte for byte, followed by "
+        "one newline; pack mode what a plugin reading the project's pack would inject. "
+        "A summary goes to standard error."
     )
 
     def add_arguments(self, parser):
@@ -25,9 +30,12 @@ class Command(BaseCommand):
             "--project", required=True, help="the project identity (git:... or dir:...)"
         )
         parser.add_argument(
-            "--budget", type=int, help="the token budget, 500 to 20000 (default: the project's)"
+            "--budget",
+            type=int,
+            help="the token budget, 500 to 20000 (default: the user's magic-context config for "
+            "a synced project, else the plugin version's default; the project's otherwise)",
         )
-        parser.add_argument("--mode", choices=("plugin", "headers"), default="plugin")
+        parser.add_argument("--mode", choices=MODES, default="plugin")
         parser.add_argument("--format", choices=("text", "json"), default="text")
         parser.add_argument(
             "--counter",
@@ -49,7 +57,13 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
         if counter.notice:
             self.stderr.write(counter.notice)
-        budget = options["budget"] if options["budget"] is not None else project.injection_budget
+        budget = options["budget"]
+        if budget is None:
+            default = ledger_budget(project)
+            budget = default.tokens
+            for problem in default.problems:
+                self.stderr.write(f"warning: {problem}")
+            self.stderr.write(f"Budget {budget} tokens: {default.source}.")
         at = options["now"] if options["now"] is not None else now_ms()
         try:
             preview = ledger_preview(
@@ -76,3 +90,7 @@ class Command(BaseCommand):
             f"{coverage.injected} of {coverage.eligible} eligible memories injected, "
             f"{coverage.share:.0%} reachable."
         )
+        if result.mode != "headers":
+            self.stderr.write(never_injected_summary(result.dropped, pack=result.mode == "pack"))
+        for warning in preview.workspace.warnings if preview.workspace else ():
+            self.stderr.write(f"warning: {warning}")

@@ -1,0 +1,182 @@
+"""Keep a store's workspaces, their members and what each session was given as memadmin rows.
+
+Called from the sync (``sync_services``), inside its transaction and its ``acting`` block,
+so every new version is written by the sync's actor. Reading is read-only
+(``memadmin.core.contextdb.extras``). Nothing here refuses a sync: what is wrong is returned
+as warnings for the sync summary and kept on the rows (``problem``), where the Workspaces
+page shows it:
+
+- a member whose project the store holds no memory of;
+- a display name two members of one workspace share;
+- ``share_categories`` that is not a JSON list of the five current names (nothing shared);
+- a member row whose workspace is not in ``workspaces``.
+
+Writing workspace edits back to the store is not done here (it needs the store writer).
+"""
+
+from collections import Counter
+
+from memadmin.core.contextdb import RowProblem, StoreError
+from memadmin.core.contextdb.extras import MemberRow, StoreExtras, read_extras
+from memadmin.core.ledger import parse_share_categories
+from memadmin.memories.models import Project
+
+from .models import (
+    SessionBlock,
+    UnreadValue,
+    UpstreamSession,
+    UpstreamStore,
+    Workspace,
+    WorkspaceMember,
+)
+
+
+def store_extras_sync(*, path, store: UpstreamStore, now: int) -> list[RowProblem]:
+    """Bring the store's workspaces and session blocks into memadmin; return the warnings."""
+    try:
+        extras = read_extras(path)
+    except StoreError as error:
+        return [RowProblem("workspaces", None, "", f"not read: {error}")]
+    warnings = _sync_workspaces(extras, store, now)
+    _sync_session_blocks(extras, store)
+    _sync_unread(extras, store)
+    return warnings
+
+
+def _sync_unread(extras: StoreExtras, store: UpstreamStore) -> None:
+    """Replace the store's unread values with those read now."""
+    UnreadValue.objects.filter(store=store).delete()
+    UnreadValue.objects.bulk_create(
+        UnreadValue(
+            store=store,
+            upstream_id=item.memory_id,
+            project_identity=item.project_path[:200],
+            column=item.column,
+            value=item.value,
+        )
+        for item in extras.unread
+    )
+
+
+def _save_if_changed(row, values: dict) -> None:
+    """Save the row only when a value differs, so an unchanged sync writes no version."""
+    changed = [name for name, value in values.items() if getattr(row, name) != value]
+    if row.pk is None or changed:
+        for name in changed:
+            setattr(row, name, values[name])
+        row.save()
+
+
+def _sync_workspaces(extras: StoreExtras, store: UpstreamStore, now: int) -> list[RowProblem]:
+    warnings: list[RowProblem] = []
+    kept = {w.upstream_id: w for w in Workspace.objects.filter(store=store)}
+    seen: dict[int, Workspace] = {}
+    for row in extras.workspaces:
+        categories, problem = parse_share_categories(row.share_categories)
+        raw = row.share_categories if isinstance(row.share_categories, str) else None
+        if row.share_categories is not None and raw is None:
+            raw = repr(row.share_categories)
+        workspace = kept.get(row.id) or Workspace(store=store, upstream_id=row.id)
+        _save_if_changed(
+            workspace,
+            {
+                "name": row.name[:500],
+                "share_categories_raw": raw,
+                "share_categories": list(categories),
+                "problem": problem or "",
+                "created_at": row.created_at,
+                "upstream_gone_at": None,
+            },
+        )
+        if problem:
+            warnings.append(RowProblem("workspaces", row.id, "share_categories", problem))
+        seen[row.id] = workspace
+    for upstream_id, workspace in kept.items():
+        if upstream_id not in seen and workspace.upstream_gone_at is None:
+            workspace.upstream_gone_at = now
+            workspace.save()
+    by_workspace: dict[int, list[MemberRow]] = {}
+    for member in extras.members:
+        if member.workspace_id not in seen:
+            warnings.append(
+                RowProblem(
+                    "workspace_members",
+                    member.project_path,
+                    "workspace_id",
+                    f"workspace {member.workspace_id} is not in workspaces: member ignored",
+                )
+            )
+            continue
+        by_workspace.setdefault(member.workspace_id, []).append(member)
+    projects = {p.identity: p for p in Project.objects.filter(identity__in=_identities(extras))}
+    for upstream_id, workspace in seen.items():
+        warnings += _sync_members(
+            workspace, by_workspace.get(upstream_id, []), extras.memory_projects, projects
+        )
+    return warnings
+
+
+def _identities(extras: StoreExtras) -> set[str]:
+    return {m.project_path for m in extras.members} | {
+        s.project_path for s in extras.sessions if s.project_path
+    }
+
+
+def _sync_members(
+    workspace: Workspace, rows: list[MemberRow], in_store: frozenset[str], projects: dict
+) -> list[RowProblem]:
+    warnings = []
+    names = Counter(row.display_name for row in rows if row.display_name)
+    existing = {m.project_identity: m for m in workspace.members.all()}
+    for row in rows:
+        problems = []
+        if row.project_path not in in_store:
+            problems.append(
+                f"the store holds no memory of project {row.project_path}: nothing of it is shared"
+            )
+        if row.display_name and names[row.display_name] > 1:
+            problems.append(
+                f"the display name {row.display_name!r} is shared by {names[row.display_name]} "
+                f"members of workspace {workspace.name!r}: this member's memories are not shared"
+            )
+        for problem in problems:
+            warnings.append(
+                RowProblem("workspace_members", row.project_path, "display_name", problem)
+            )
+        member = existing.pop(row.project_path, None) or WorkspaceMember(
+            workspace=workspace, project_identity=row.project_path
+        )
+        _save_if_changed(
+            member,
+            {
+                "project": projects.get(row.project_path),
+                "display_name": row.display_name,
+                "display_path": row.display_path,
+                "added_at": row.added_at,
+                "problem": "; ".join(problems),
+            },
+        )
+    for gone in existing.values():
+        gone.delete()
+    return warnings
+
+
+def _sync_session_blocks(extras: StoreExtras, store: UpstreamStore) -> None:
+    sessions = {s.session_id: s for s in UpstreamSession.objects.filter(store=store)}
+    blocks = {b.session_id: b for b in SessionBlock.objects.filter(session__store=store)}
+    wanted = {s.project_path for s in extras.sessions if s.project_path}
+    projects = {p.identity: p for p in Project.objects.filter(identity__in=wanted)}
+    for extra in extras.sessions:
+        session = sessions.get(extra.session_id)
+        if session is None:
+            continue
+        block = blocks.get(session.pk) or SessionBlock(session=session)
+        _save_if_changed(
+            block,
+            {
+                "project": projects.get(extra.project_path) or session.project,
+                "harness": extra.harness[:100],
+                "block_text": extra.block_text,
+                "block_count": extra.block_count,
+            },
+        )
