@@ -10,7 +10,6 @@ from django.db import models
 from simple_history.models import HistoricalRecords
 
 from memadmin.audit.models import HistoryActorFields
-
 from memadmin.core.contextdb.changes import StoreMarks
 
 from .progress import PHASES
@@ -262,6 +261,8 @@ class SyncConflict(models.Model):
 
     def __str__(self) -> str:
         return f"conflict on {self.memory_id}"
+
+
 class Workspace(models.Model):
     """One upstream workspace (`workspaces`): projects sharing memories of some categories.
 

@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('interop', '0003_unread_values'),
-        ('interop', '0004_merge_sync_and_write'),
+        ("interop", "0003_unread_values"),
+        ("interop", "0004_merge_sync_and_write"),
     ]
 
-    operations = [
-    ]
+    operations = []
