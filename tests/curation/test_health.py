@@ -13,6 +13,7 @@ from memadmin.core.hashing import normalized_hash
 from memadmin.curation.analysis import analysis_refresh
 from memadmin.curation.health import health_report
 from memadmin.memories.models import Memory
+from memadmin.memories.project_services import project_set_budget
 from memadmin.memories.services import memory_create, memory_update
 
 DAY_MS = 86_400_000
@@ -31,8 +32,7 @@ def make(project, text, **fields):
 @pytest.fixture
 def unhealthy(project):
     """A project with one memory of each kind the health queue lists."""
-    project.injection_budget = 500
-    project.save()
+    project = project_set_budget(project=project, budget=500, actor="system")
     words = [
         "alpha",
         "bravo",
