@@ -17,5 +17,6 @@ urlpatterns = [
     path("history/", include("memadmin.audit.urls")),
     path("people/", include("memadmin.accounts.urls")),
     path("interop/", include("memadmin.interop.urls")),
+    path("curation/", include("memadmin.curation.urls")),
     path("admin/", admin.site.urls),
 ]

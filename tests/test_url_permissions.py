@@ -45,6 +45,7 @@ WRITE_ROLE = {
     "taxonomy": "curator",
     "interop": "editor",  # a sync writes memories; its pack is the default one
     "accounts": "admin",
+    "curation": "editor",
 }
 # The role reads need where it is not viewer.
 READ_ROLE = {"accounts": "admin"}

@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "memadmin.headermap",
     "memadmin.ledger",
     "memadmin.interop",
+    "memadmin.curation",
 ]
 
 MIDDLEWARE = [

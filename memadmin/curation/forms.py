@@ -1,0 +1,81 @@
+"""Forms of the curation pages: thresholds, archiving one of a pair, making a group."""
+
+from django import forms
+
+from memadmin.composites.models import Composite
+from memadmin.taxonomy.selectors import category_names
+
+from .analysis import CANDIDATE_FLOOR, EMBEDDING_THRESHOLD, LEXICAL_THRESHOLD
+from .services import GROUP_TYPES
+
+NEW_HEAD = "new"
+
+
+class ThresholdForm(forms.Form):
+    """The similarity a pair needs to show, per measure."""
+
+    threshold = forms.FloatField(
+        min_value=CANDIDATE_FLOOR["lexical"],
+        max_value=1,
+        step_size=0.01,
+        required=False,
+        label="Lexical threshold",
+        help_text="TF-IDF cosine of the two texts.",
+    )
+    embedding_threshold = forms.FloatField(
+        min_value=CANDIDATE_FLOOR["embedding"],
+        max_value=1,
+        step_size=0.01,
+        required=False,
+        label="Embedding threshold",
+        help_text="Cosine of the two stored vectors.",
+    )
+
+    def thresholds(self) -> dict:
+        """Return the thresholds asked for, the defaults where none (or a bad one) was."""
+        data = self.cleaned_data if self.is_valid() else {}
+        return {
+            "lexical": data.get("threshold") or LEXICAL_THRESHOLD,
+            "embedding": data.get("embedding_threshold") or EMBEDDING_THRESHOLD,
+        }
+
+
+class ArchiveForm(forms.Form):
+    """Archive one memory of a pair, keeping the other."""
+
+    keep = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    reason = forms.CharField(required=False, max_length=500, label="Why (optional)")
+    next = forms.CharField(widget=forms.HiddenInput, required=False)
+
+
+class GroupForm(forms.Form):
+    """Confirm a theme or alternatives composite of a group of memories."""
+
+    ids = forms.TypedMultipleChoiceField(coerce=int, widget=forms.MultipleHiddenInput)
+    type = forms.ChoiceField(
+        choices=[(value, label) for value, label in Composite.Type.choices if value in GROUP_TYPES]
+    )
+    head = forms.ChoiceField(widget=forms.RadioSelect, label="Head")
+    header_text = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        label="New header memory",
+        help_text="Used when the head is a new header memory.",
+    )
+    header_category = forms.ChoiceField(required=False, label="Its category")
+    title = forms.CharField(required=False, max_length=200)
+    reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
+
+    def __init__(self, *args, project, memories, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["ids"].choices = [(m.pk, m.pk) for m in memories]
+        self.fields["head"].choices = [
+            (
+                str(m.pk),
+                f"#{m.display_id} (importance {m.importance if m.importance is not None else '—'})",
+            )
+            for m in memories
+        ] + [(NEW_HEAD, "a new header memory")]
+        self.fields["header_category"].choices = [
+            (name, name) for name in category_names(project, writable_only=True)
+        ]

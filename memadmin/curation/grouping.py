@@ -1,0 +1,136 @@
+"""Turn similar pairs into clusters and related neighbours into theme groups, as plain data.
+
+A cluster is a connected group of near-duplicate pairs, joined strongest pair first (a
+maximum spanning forest), so its `similarity` is its weakest link: every member reaches
+every other through pairs at least that similar. Nothing here knows about Django.
+"""
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+KIND_ORDER = ("exact", "lexical", "embedding")  # the order the measures are applied in
+WORD = re.compile(r"\w{3,}", re.UNICODE)
+COMMON_WORDS_MAX = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """Two items (positions, `first` < `second`), how similar they are and by which measure."""
+
+    first: int
+    second: int
+    similarity: float
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """Items that say almost the same thing, the pairs joining them, and their weakest link."""
+
+    members: tuple[int, ...]
+    pairs: tuple[Pair, ...]
+    similarity: float
+    kind: str
+
+
+class _Forest:
+    """Union-find over positions, each root knowing its members."""
+
+    def __init__(self) -> None:
+        self.parent: dict[int, int] = {}
+
+    def root(self, item: int) -> int:
+        parent = self.parent.setdefault(item, item)
+        while parent != item:
+            self.parent[item] = self.parent.setdefault(parent, parent)
+            item, parent = parent, self.parent[parent]
+        return item
+
+    def join(self, first: int, second: int) -> bool:
+        """Join the two items' groups; return False when they were one group already."""
+        a, b = self.root(first), self.root(second)
+        if a == b:
+            return False
+        self.parent[max(a, b)] = min(a, b)
+        return True
+
+
+def clusters_of(pairs: Iterable[Pair]) -> list[Cluster]:
+    """Return the clusters the pairs make, biggest and most similar first.
+
+    A pair found by several measures counts once, by the first measure of `KIND_ORDER`.
+    """
+    best: dict[tuple[int, int], Pair] = {}
+    for pair in pairs:
+        key = (pair.first, pair.second)
+        if key not in best or KIND_ORDER.index(pair.kind) < KIND_ORDER.index(best[key].kind):
+            best[key] = pair
+    forest = _Forest()
+    joined: list[Pair] = []
+    for pair in sorted(best.values(), key=lambda p: (-p.similarity, p.first, p.second)):
+        if forest.join(pair.first, pair.second):
+            joined.append(pair)
+    groups: dict[int, list[Pair]] = {}
+    for pair in joined:
+        groups.setdefault(forest.root(pair.first), []).append(pair)
+    clusters = [_cluster(group) for group in groups.values()]
+    clusters.sort(key=lambda c: (-len(c.members), -c.similarity, c.members))
+    return clusters
+
+
+def _cluster(pairs: list[Pair]) -> Cluster:
+    members = sorted({p.first for p in pairs} | {p.second for p in pairs})
+    weakest = min(pairs, key=lambda p: (p.similarity, -KIND_ORDER.index(p.kind)))
+    kinds = {p.kind for p in pairs}
+    return Cluster(
+        members=tuple(members),
+        pairs=tuple(pairs),
+        similarity=weakest.similarity,
+        kind="exact" if kinds == {"exact"} else weakest.kind,
+    )
+
+
+def theme_groups(
+    neighbours: Sequence[Sequence[tuple[int, float]]],
+    *,
+    threshold: float,
+    smallest: int = 3,
+    largest: int = 12,
+) -> list[tuple[int, ...]]:
+    """Return groups of items joined by mutual neighbours at least `threshold` similar.
+
+    `neighbours[i]` lists item i's nearest others as (position, similarity). Two items are
+    joined when each is among the other's neighbours; a group outside `smallest`..`largest`
+    members is left out (too small to be a theme, or too loose to be one).
+    """
+    near = [{other for other, similarity in row if similarity >= threshold} for row in neighbours]
+    forest = _Forest()
+    for item, others in enumerate(near):
+        for other in others:
+            if item < other and item in near[other]:
+                forest.join(item, other)
+    groups: dict[int, list[int]] = {}
+    for item in list(forest.parent):
+        groups.setdefault(forest.root(item), []).append(item)
+    found = [tuple(sorted(g)) for g in groups.values() if smallest <= len(g) <= largest]
+    return sorted(found, key=lambda g: (-len(g), g))
+
+
+def common_words(texts: Sequence[str]) -> list[str]:
+    """Return the words (3+ letters, no stop words) in at least half the texts, first seen first."""
+    if not texts:
+        return []
+    counts: dict[str, int] = {}
+    order: list[str] = []
+    for text in texts:
+        for word in dict.fromkeys(w.lower() for w in WORD.findall(text)):
+            if word in ENGLISH_STOP_WORDS:
+                continue
+            if word not in counts:
+                order.append(word)
+            counts[word] = counts.get(word, 0) + 1
+    needed = max(2, (len(texts) + 1) // 2)
+    return [word for word in order if counts[word] >= needed][:COMMON_WORDS_MAX]

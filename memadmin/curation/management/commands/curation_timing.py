@@ -1,0 +1,120 @@
+"""`manage.py curation_timing`: time curation on a generated 100,000-memory project.
+
+Like `manage.py benchmark`, it runs itself again in a child process whose database is a
+fresh SQLite file in a temporary folder, so the real database is never opened.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from memadmin.curation.timing import (
+    Timing,
+    add_vectors,
+    build_project,
+    time_analysis,
+    time_memory_page,
+)
+
+INSIDE_ENV = "MEMADMIN_CURATION_TIMING_DIR"
+TARGET_S = 30
+PAGE_TARGET_MS = 100
+
+
+class Command(BaseCommand):
+    help = (
+        "Build a project of 100,000 generated memories with planted near-duplicates in a "
+        "temporary SQLite database; time its curation analysis from the texts, then with a "
+        "stored vector per memory, and the memory page's related section. The real database "
+        "is never touched."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--memories", type=int, default=100_000)
+        parser.add_argument("--no-vectors", action="store_true", help="time the texts only")
+        parser.add_argument("--keep", action="store_true", help="keep the temporary database")
+        parser.add_argument("--inside", action="store_true", help="(internal)")
+
+    def handle(self, *args, **options):
+        if options["inside"]:
+            self._inside(options)
+            return
+        folder = Path(tempfile.mkdtemp(prefix="memadmin-curation-"))
+        (folder / "staticfiles").mkdir()
+        environment = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+        environment.update(
+            {
+                "MEMADMIN_VAR_DIR": str(folder),
+                INSIDE_ENV: str(folder),
+                "DJANGO_SETTINGS_MODULE": "memadmin.settings.local",
+                "DJANGO_DEBUG": "0",
+            }
+        )
+        command = [
+            sys.executable,
+            str(Path(settings.BASE_DIR) / "manage.py"),
+            "curation_timing",
+            "--inside",
+            f"--memories={options['memories']}",
+            *(["--no-vectors"] if options["no_vectors"] else []),
+        ]
+        try:
+            finished = subprocess.run(command, env=environment, check=False)
+        finally:
+            if options["keep"]:
+                self.stderr.write(f"The timing database is kept in {folder}.")
+            else:
+                shutil.rmtree(folder, ignore_errors=True)
+        if finished.returncode != 0:
+            raise CommandError(f"The timing failed (exit status {finished.returncode}).")
+
+    def _inside(self, options) -> None:
+        folder = os.environ.get(INSIDE_ENV)
+        database = settings.DATABASES["default"]
+        if (
+            not folder
+            or database["ENGINE"] != "django.db.backends.sqlite3"
+            or not Path(database["NAME"]).resolve().is_relative_to(Path(folder).resolve())
+        ):
+            raise CommandError("--inside runs only in the database `curation_timing` makes.")
+
+        def progress(message: str) -> None:
+            self.stderr.write(f"  {message}…")
+
+        call_command("migrate", verbosity=0)
+        project, corpus, pks = build_project(count=options["memories"], progress=progress)
+        load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+        self.stdout.write(
+            f"Curation timing: {len(pks):,} memories, {os.cpu_count()} CPUs, "
+            f"load average {load} at the start."
+        )
+        progress("analysing the texts")
+        self._report("texts only", time_analysis(project, corpus, pks))
+        if not options["no_vectors"]:
+            add_vectors(corpus, pks, progress)
+            progress("analysing with the vectors")
+            self._report("texts and vectors", time_analysis(project, corpus, pks))
+        median, queries = time_memory_page(pks)
+        met = "met" if median < PAGE_TARGET_MS else "missed"
+        self.stdout.write(
+            f"Memory page with its related memories: {median:.0f} ms median of 5, "
+            f"{queries} queries (target under {PAGE_TARGET_MS} ms: {met})."
+        )
+
+    def _report(self, label: str, timing: Timing) -> None:
+        total = timing.compute_s + timing.save_s
+        met = "met" if total < TARGET_S else "missed"
+        self.stdout.write(
+            f"{label}: computed in {timing.compute_s:.1f} s ({timing.compute_cpu_s:.1f} s CPU), "
+            f"kept in {timing.save_s:.1f} s; total {total:.1f} s (target under {TARGET_S} s: "
+            f"{met}). {timing.clusters:,} clusters; planted pairs found "
+            f"{timing.recall:.0%}, false pairs {timing.false_share:.0%}"
+            f"{'; embeddings of ' + timing.model_id if timing.model_id else ''}."
+        )

@@ -1,0 +1,134 @@
+"""Pages of curation: the projects, a project's near-duplicates, theme suggestions and health.
+
+The near-duplicates and suggestions come from the project's kept analysis. When it is not
+current, the page asks for a new one (in the background) and says it is computing; with
+htmx the section asks again every few seconds, without JavaScript a link reloads it.
+"""
+
+from urllib.parse import urlencode
+
+from django.core.paginator import Paginator
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from memadmin.accounts.roles import role_required
+from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.memories.models import Project
+
+from .analysis import is_current
+from .forms import ArchiveForm, ThresholdForm
+from .health import KINDS, health_report
+from .models import Analysis
+from .selectors import Thresholds, cluster_views, duplicate_clusters, theme_suggestions
+from .tasks import analysis_request
+
+CLUSTERS_PER_PAGE = 25
+SUGGESTIONS_PER_PAGE = 25
+ENTRIES_PER_PAGE = 100
+
+
+def _project(project_pk: int) -> Project:
+    return get_object_or_404(Project.objects.select_related("pack"), pk=project_pk)
+
+
+def _analysis_context(project: Project) -> dict:
+    """Return the kept analysis, asking for a new one when it is not current."""
+    analysis = analysis_request(project)
+    return {
+        "project": project,
+        "analysis": analysis,
+        "computing": not is_current(analysis, project),
+        "failed": analysis.state == Analysis.State.FAILED,
+    }
+
+
+def _section(request: HtmxHttpRequest, template_name: str, section: str) -> str:
+    if request.htmx and not request.htmx.history_restore_request:
+        return f"{template_name}#{section}"
+    return template_name
+
+
+@require_GET
+@role_required("viewer")
+def index(request: HtmxHttpRequest):
+    """List the projects, each with its curation pages and its kept analysis."""
+    projects = Project.objects.order_by("name")
+    analyses = {a.project_id: a for a in Analysis.objects.filter(project__in=projects)}
+    rows = [(project, analyses.get(project.pk)) for project in projects]
+    return render(request, "curation/index.html", {"rows": rows})
+
+
+@require_GET
+@role_required("viewer")
+def duplicates(request: HtmxHttpRequest, project_pk: int):
+    """Show the project's near-duplicate clusters at the thresholds asked for."""
+    project = _project(project_pk)
+    context = _analysis_context(project)
+    form = ThresholdForm(request.GET or None)
+    thresholds = Thresholds(**form.thresholds())
+    clusters = [] if context["computing"] else duplicate_clusters(context["analysis"], thresholds)
+    page = Paginator(clusters, CLUSTERS_PER_PAGE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context.update(
+        {
+            "form": form,
+            "thresholds": thresholds,
+            "page": page,
+            "clusters": cluster_views(page.object_list, first_number=page.start_index()),
+            "total": len(clusters),
+            "query": query.urlencode(),
+            "archive_form": ArchiveForm(),
+            "next": request.get_full_path(),
+        }
+    )
+    template_name = _section(request, "curation/duplicates.html", "analysis-section")
+    return render(request, template_name, context)
+
+
+@require_POST
+@role_required("editor")
+def refresh(request: HtmxHttpRequest, project_pk: int):
+    """Ask for the project's analysis again (after a failure, or to pick up new vectors)."""
+    project = _project(project_pk)
+    Analysis.objects.filter(project=project).update(fingerprint="")
+    analysis_request(project, retry=True)
+    target = request.POST.get("next", "")
+    if target.startswith("/") and not target.startswith("//"):
+        return redirect(target)
+    return redirect("curation:duplicates", project_pk=project.pk)
+
+
+@require_GET
+@role_required("viewer")
+def suggestions(request: HtmxHttpRequest, project_pk: int):
+    """Show groups of related memories that no composite holds together yet."""
+    project = _project(project_pk)
+    context = _analysis_context(project)
+    found = [] if context["computing"] else theme_suggestions(context["analysis"], project)
+    page = Paginator(found, SUGGESTIONS_PER_PAGE).get_page(request.GET.get("page"))
+    context.update({"page": page, "total": len(found)})
+    template_name = _section(request, "curation/suggestions.html", "analysis-section")
+    return render(request, template_name, context)
+
+
+@require_GET
+@role_required("viewer")
+def health(request: HtmxHttpRequest, project_pk: int):
+    """Show the project's health queue, filtered by kind if asked."""
+    project = _project(project_pk)
+    analysis = analysis_request(project)
+    report = health_report(project, analysis)
+    kind = request.GET.get("kind", "")
+    entries = [e for e in report.entries if e.kind == kind] if kind in KINDS else report.entries
+    page = Paginator(entries, ENTRIES_PER_PAGE).get_page(request.GET.get("page"))
+    context = {
+        "project": project,
+        "report": report,
+        "counts": [(name, label, report.counts()[name]) for name, label in KINDS.items()],
+        "kind": kind if kind in KINDS else "",
+        "query": urlencode({"kind": kind}) if kind in KINDS else "",
+        "page": page,
+        "computing": report.computing,
+    }
+    return render(request, "curation/health.html", context)

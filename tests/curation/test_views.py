@@ -1,0 +1,170 @@
+"""The curation pages: near-duplicates with their actions, suggestions, grouping, archiving."""
+
+import pytest
+from django.urls import reverse
+
+from memadmin.composites.models import Composite
+from memadmin.composites.services import composite_create
+from memadmin.curation.models import Analysis
+from memadmin.memories.models import Memory
+from memadmin.memories.services import memory_create
+
+THEME = [
+    "Release train: tag the build with git tag before the release train leaves staging.",
+    "Release train: staging gets the build an hour before the release train tag.",
+    "Release train: the build tag is cut from staging for every release train.",
+]
+
+
+@pytest.fixture
+def themed(project):
+    """A project with a near-duplicate pair, a theme of three and an unrelated memory."""
+    make = lambda text, importance=50, category="OPS_RULES": memory_create(  # noqa: E731
+        project=project, category=category, content=text, importance=importance, actor="system"
+    )
+    pair = [
+        make("Restart the scheduler after a DNS TTL change in eu-west."),
+        make("After a DNS TTL change in eu-west, restart the scheduler.", category="ENV_STATE"),
+    ]
+    theme = [make(text, importance=60 + n) for n, text in enumerate(THEME)]
+    other = make("Tabs are for tables only.")
+    return project, pair, theme, other
+
+
+def test_the_page_says_computing_until_a_result_is_kept(themed, client_as, settings):
+    """With no result kept and a backend that runs later, the page says it is computing."""
+    project, *_ = themed
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+    response = client_as("viewer").get(reverse("curation:duplicates", args=[project.pk]))
+    assert response.status_code == 200
+    assert b"Computing the near-duplicates" in response.content
+    assert Analysis.objects.get(project=project).state == "queued"
+
+
+def test_the_page_shows_each_pair_with_similarity_diff_and_actions(themed, client_as):
+    """A cluster shows both memories, its similarity, the word diff and the three actions."""
+    project, pair, _, _ = themed
+    response = client_as("editor").get(reverse("curation:duplicates", args=[project.pk]))
+    html = response.content.decode()
+    assert "Computing" not in html
+    assert f"#{pair[0].pk}" in html and f"#{pair[1].pk}" in html
+    assert "lexical similarity <strong>" in html
+    assert "<del>" in html or "<ins>" in html
+    assert f"{reverse('memories:merge')}?ids={pair[0].pk}&amp;ids={pair[1].pk}" in html
+    assert reverse("curation:archive", args=[pair[1].pk]) in html
+    assert "Group as alternatives" in html
+
+
+def test_a_viewer_sees_no_actions(themed, client_as):
+    """A viewer sees the clusters but no merge, archive or group action."""
+    project, *_ = themed
+    html = client_as("viewer").get(reverse("curation:duplicates", args=[project.pk])).content
+    assert b"Merge" not in html and b"Archive #" not in html
+
+
+def test_archiving_one_of_a_pair_keeps_the_other(themed, client_as):
+    """Archive goes through the archive service, its reason naming the memory kept."""
+    _, pair, _, _ = themed
+    url = reverse("curation:archive", args=[pair[1].pk])
+    response = client_as("editor").post(url, {"keep": pair[0].pk, "next": "/curation/"})
+    assert response.status_code == 302 and response["Location"] == "/curation/"
+    pair[1].refresh_from_db()
+    assert pair[1].status == "archived"
+    assert pair[1].metadata["archive_reason"] == f"near-duplicate of #{pair[0].display_id}"
+    assert Memory.objects.get(pk=pair[0].pk).status == "active"
+
+
+def test_a_viewer_cannot_archive(themed, client_as):
+    """Archiving needs an editor."""
+    _, pair, _, _ = themed
+    response = client_as("viewer").post(reverse("curation:archive", args=[pair[1].pk]))
+    assert response.status_code == 403
+    assert Memory.objects.get(pk=pair[1].pk).status == "active"
+
+
+def test_a_suggestion_proposes_the_most_important_head(themed, client_as):
+    """The theme of three is suggested, headed by its most important memory."""
+    project, _, theme, _ = themed
+    html = client_as("editor").get(reverse("curation:suggestions", args=[project.pk])).content
+    html = html.decode()
+    assert "Make a theme composite of these" in html
+    assert f"#{theme[2].display_id}</a>" in html
+    assert "proposed head" in html
+
+
+def test_grouping_shows_the_composite_first_and_makes_nothing(themed, client_as):
+    """The group page only shows what would be made; no composite exists after a GET."""
+    project, _, theme, _ = themed
+    query = "&".join(f"ids={m.pk}" for m in theme)
+    response = client_as("editor").get(f"{reverse('curation:group', args=[project.pk])}?{query}")
+    assert response.status_code == 200
+    assert b"Make the composite" in response.content
+    assert b"release, train" in response.content.lower() or b"release" in response.content
+    assert not Composite.objects.exists()
+
+
+def test_confirming_a_group_makes_the_composite(themed, client_as):
+    """The confirmation makes a theme composite headed by the chosen memory."""
+    project, _, theme, _ = themed
+    response = client_as("editor").post(
+        reverse("curation:group", args=[project.pk]),
+        {
+            "ids": [m.pk for m in theme],
+            "type": "theme",
+            "head": str(theme[2].pk),
+            "reason": "one train",
+        },
+    )
+    composite = Composite.objects.get()
+    assert response.status_code == 302
+    assert composite.type == "theme" and composite.head_id == theme[2].pk
+    assert sorted(composite.members.values_list("member_id", flat=True)) == sorted(
+        [theme[0].pk, theme[1].pk]
+    )
+
+
+def test_confirming_a_group_with_a_new_header(themed, client_as):
+    """A new header memory is created from the text given and heads all the memories."""
+    project, _, theme, _ = themed
+    client_as("editor").post(
+        reverse("curation:group", args=[project.pk]),
+        {
+            "ids": [m.pk for m in theme],
+            "type": "theme",
+            "head": "new",
+            "header_text": "Theme: release train.",
+            "header_category": "OPS_RULES",
+        },
+    )
+    composite = Composite.objects.get()
+    assert composite.head.content == "Theme: release train."
+    assert composite.members.count() == 3
+
+
+def test_a_covered_group_is_no_longer_suggested(themed, client_as):
+    """Once one composite holds the group, it is not suggested again."""
+    project, _, theme, _ = themed
+    composite_create(head=theme[0], type="theme", members=theme[1:], actor="system")
+    html = client_as("viewer").get(reverse("curation:suggestions", args=[project.pk])).content
+    assert b"Make a theme composite" not in html
+    assert b"0 suggestions" in html
+
+
+def test_the_memory_page_lists_related_memories_and_shared_composites(themed, client_as):
+    """The memory page shows its nearest memories and the composites they share."""
+    project, _, theme, _ = themed
+    composite_create(
+        head=theme[0], type="theme", members=[theme[1]], title="Trains", actor="system"
+    )
+    client_as("viewer").get(reverse("curation:duplicates", args=[project.pk]))
+    html = client_as("viewer").get(reverse("memories:detail", args=[theme[0].pk])).content
+    html = html.decode()
+    assert "Related memories" in html
+    assert reverse("memories:detail", args=[theme[1].pk]) in html
+    assert "theme “Trains”" in html
+
+
+def test_the_navigation_links_curation(client_as, db):
+    """Every page's navigation links the curation pages."""
+    html = client_as("viewer").get(reverse("curation:index")).content
+    assert b'href="/curation/" aria-current="page">Curation' in html
