@@ -27,6 +27,15 @@ hypothesis_settings.register_profile(
 hypothesis_settings.load_profile("memadmin")
 
 
+@pytest.fixture(autouse=True)
+def _no_prepared_store_kept():
+    """Forget the ledger's prepared projects after each test: rolled back, ids come again."""
+    yield
+    from memadmin.ledger.prepared_cache import forget_prepared
+
+    forget_prepared()
+
+
 @pytest.fixture
 def make_project(db):
     """Return a factory: a project with the named pack installed."""

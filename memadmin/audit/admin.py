@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from .models import AuditEvent
+from .models import AuditEvent, StoreVersion
 from .service_admin import ReadOnlyAdmin
 
 
@@ -12,3 +12,10 @@ class AuditEventAdmin(ReadOnlyAdmin):
     list_filter = ("action", "actor_kind", "project")
     search_fields = ("actor_label", "object_repr", "reason")
     date_hierarchy = "created_at"
+
+
+@admin.register(StoreVersion)
+class StoreVersionAdmin(ReadOnlyAdmin):
+    """The number every recorded write moves on; the ledger keeps prepared stores by it."""
+
+    list_display = ("version",)

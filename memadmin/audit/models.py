@@ -60,3 +60,18 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.actor_label} {self.action} {self.object_type} {self.object_repr}"
+
+
+class StoreVersion(models.Model):
+    """One row: a number that every recorded write moves on, in the write's own transaction.
+
+    `audit_record` bumps it before writing its event, so a reader that finds it unchanged
+    knows nothing recorded has been written since, and a process may keep what it worked
+    out from the store (the ledger's prepared store). On PostgreSQL the bump holds the row
+    until the transaction ends, so events written after a bump are numbered in commit order.
+    """
+
+    version = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"store version {self.version}"

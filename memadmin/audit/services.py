@@ -3,6 +3,7 @@
 from .actors import as_actor
 from .context import current
 from .models import AuditEvent
+from .store_version import store_version_bump
 
 
 def audit_record(
@@ -26,6 +27,8 @@ def audit_record(
         resolved = as_actor(actor)
     if reason is None:
         reason = acting.reason if acting else ""
+    # Before the event: on PostgreSQL the bump queues writers, so events are in commit order.
+    store_version_bump()
     return AuditEvent.objects.create(
         actor_label=resolved.label,
         actor_kind=resolved.kind,

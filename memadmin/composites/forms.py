@@ -9,6 +9,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from memadmin.memories.models import Project
+from memadmin.memories.picker import MEMORY_HINT, PickerInput
 
 from .models import Composite
 from .selectors import SIZE_LABELS
@@ -44,26 +45,43 @@ class CompositeFilterForm(forms.Form):
 
 
 class IdsField(forms.CharField):
-    """A list of memory ids typed by a person."""
+    """A list of memory ids typed by a person, or picked by a word of their text."""
+
+    def __init__(self, **kwargs):
+        super().__init__(
+            widget=PickerInput("memories:pick", hint=MEMORY_HINT, mode="append"), **kwargs
+        )
 
     def to_python(self, value):
         text = super().to_python(value)
         return parse_ids(text) if text else []
 
 
-class CompositeCreateForm(forms.Form):
+class MembersPickedForm(forms.Form):
+    """A form with a `members` picker that searches one project's memories."""
+
+    def __init__(self, *args, project: Project | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if project is not None:
+            self.fields["members"].widget.project = project.pk
+
+
+class CompositeCreateForm(MembersPickedForm):
     type = forms.ChoiceField(choices=Composite.Type.choices, initial=Composite.Type.SEQUENCE)
     title = forms.CharField(required=False, max_length=200)
     members = IdsField(
         required=False,
         label="Members",
-        help_text="Memory ids in order, e.g. 12, 14, 15. You can add more later.",
+        help_text="Memory ids in order, e.g. 12, 14, 15, or type a word of a memory's text to "
+        "find it. You can add more later.",
     )
     reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
 
 
-class MemberAddForm(forms.Form):
-    members = IdsField(label="Memory ids", help_text="One or more, e.g. 12, 14.")
+class MemberAddForm(MembersPickedForm):
+    members = IdsField(
+        label="Memory ids", help_text="One or more, e.g. 12, 14, or a word of the text to find one."
+    )
     position = forms.IntegerField(
         required=False, min_value=1, label="At step", help_text="Empty: at the end."
     )

@@ -162,3 +162,14 @@ def memories_by_display_ids(project, display_ids: list[int]) -> list[Memory]:
             )
         result.append(matches[0])
     return result
+
+
+def composite_matches(term: str, *, project: int | None = None, limit: int = 20):
+    """Return at most `limit` composites for a picker: the one of that id, or title matches."""
+    composites = Composite.objects.select_related("head", "project").order_by("-updated_at", "-id")
+    if project is not None:
+        composites = composites.filter(project_id=project)
+    wanted = term.strip().removeprefix("#")
+    if wanted.isdigit():
+        return list(composites.filter(pk=int(wanted))[:limit]) if len(wanted) < 19 else []
+    return list(composites.filter(title__icontains=term.strip())[:limit])

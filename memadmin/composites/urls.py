@@ -1,12 +1,13 @@
 from django.urls import path
 
-from . import edit_views, reference_views, views
+from . import edit_views, picker_views, reference_views, views
 
 app_name = "composites"
 
 urlpatterns = [
     path("", views.composite_list, name="index"),
     path("new/", views.composite_new, name="create"),
+    path("pick/", picker_views.composite_pick, name="pick"),
     path("<int:pk>/", views.composite_detail, name="detail"),
     path("<int:pk>/delete/", views.composite_remove, name="delete"),
     path("<int:pk>/members/", edit_views.member_add, name="member_add"),

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from memadmin.accounts.roles import role_required
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
+from memadmin.memories.picker import SELECT_LIMIT
 
 from . import selectors
 from .forms import (
@@ -74,9 +75,10 @@ def composite_context(composite: Composite, **extra) -> dict:
         "cursor_row": rows[composite.cursor]
         if composite.type == Composite.Type.SEQUENCE and 0 <= composite.cursor < len(rows)
         else None,
+        "cursor_steps": rows if len(rows) <= SELECT_LIMIT else None,
         "picture": composite_picture(composite),
         "head_archived": composite.head.status == Memory.Status.ARCHIVED,
-        "add_form": MemberAddForm(),
+        "add_form": MemberAddForm(project=composite.project),
         "type_form": TypeForm(initial={"type": composite.type}),
         "title_form": TitleForm(initial={"title": composite.title}),
         "cursor_form": CursorForm(),
@@ -113,7 +115,7 @@ def composite_new(request: HtmxHttpRequest) -> HttpResponse:
     head = get_object_or_404(
         Memory.objects.select_related("project"), pk=request.GET.get("head") or 0
     )
-    form = CompositeCreateForm(request.POST or None)
+    form = CompositeCreateForm(request.POST or None, project=head.project)
     if request.method == "POST" and form.is_valid():
         try:
             members = selectors.memories_by_display_ids(head.project, form.cleaned_data["members"])

@@ -1,11 +1,12 @@
 """Read the header map of a project, in three queries whatever its size.
 
 Token sizes use magic-context's fallback counter, `ceil(UTF-16 length / 3.5)`
-(`memadmin.core.tokens.HeuristicCounter`): exact for that counter, fast enough to size every
-live memory on each request, and independent of whether the claude encoding is set up.
-The ledger is the place for exact claude counts.
+(`memadmin.core.tokens.HeuristicCounter`): exact for that counter, independent of whether
+the claude encoding is set up, and stored for each memory by the database's triggers
+(`memadmin.memories.sizes`), so the page's totals read numbers only. The ledger is the
+place for exact claude counts.
 
-The page reads the whole map. Its fragments read the graph over the live memories' ids
+The page reads the whole map's graph and sizes, and the text of the nodes it shows. Its fragments read the graph over the live memories' ids
 (`MapGraph`) and the text of what they show only: a node's details and what lies below
 them (`header_map_below`), a page of one category's memories no header reaches
 (`unreached_memories`).
@@ -31,21 +32,41 @@ def _live(project: Project):
     return Memory.objects.filter(project=project, status__in=LIVE).order_by()
 
 
+def _batches(project: Project, ids: Collection[int]):
+    """Return querysets of the project's live memories of `ids`, as few as the database allows."""
+    ids = sorted(ids)
+    limit = connection.features.max_query_params  # None: no limit
+    size = max(len(ids), 1) if limit is None else limit - 3  # the project, the statuses
+    return [_live(project).filter(id__in=ids[at : at + size]) for at in range(0, len(ids), size)]
+
+
+def _sized_memories(project: Project) -> Iterator[MapMemory]:
+    """Yield every live memory with its stored size and no text (read later, as shown)."""
+    rows = _live(project).values_list("id", "upstream_id", "category", "size__tokens")
+    for pk, upstream_id, category, tokens in rows.iterator(chunk_size=FETCH_CHUNK):
+        display_id = pk if upstream_id is None else upstream_id
+        yield MapMemory(pk, display_id, category, "", tokens or 0)
+
+
+def _texts(project: Project):
+    """Return a reader of the texts of the project's live memories, by id."""
+
+    def read(ids: Collection[int]) -> dict[int, str]:
+        texts: dict[int, str] = {}
+        for batch in _batches(project, ids):
+            texts.update(batch.values_list("id", "content").iterator(chunk_size=FETCH_CHUNK))
+        return texts
+
+    return read
+
+
 def _map_memories(project: Project, ids: Collection[int] | None = None) -> Iterator[MapMemory]:
     """Yield the project's live memories as the map shows them: all, or those of `ids`.
 
     `ids` are read in one query unless the database takes fewer parameters in one.
     """
     count = HeuristicCounter().count
-    if ids is None:
-        batches = [_live(project)]
-    else:
-        ids = sorted(ids)
-        limit = connection.features.max_query_params  # None: no limit
-        size = max(len(ids), 1) if limit is None else limit - 3  # the project, the statuses
-        batches = [
-            _live(project).filter(id__in=ids[at : at + size]) for at in range(0, len(ids), size)
-        ]
+    batches = [_live(project)] if ids is None else _batches(project, ids)
     for batch in batches:
         rows = batch.values_list("id", "upstream_id", "category", "content")
         for pk, upstream_id, category, content in rows.iterator(chunk_size=FETCH_CHUNK):
@@ -72,9 +93,13 @@ def _composites(project: Project) -> list[LedgerComposite]:
 
 
 def header_map(project: Project) -> HeaderMap:
-    """Return the map of the project's live memories and its composites."""
+    """Return the map of the project's live memories and its composites.
+
+    Sizes are the stored ones (`MemorySize`, kept by triggers): no text is read for the
+    totals; the texts of the nodes a page shows are read when it asks (`HeaderMap.read_texts`).
+    """
     # A generator: the map keeps the memories as columns, each tuple lives for one row.
-    return HeaderMap(_map_memories(project), _composites(project))
+    return HeaderMap(_sized_memories(project), _composites(project), texts=_texts(project))
 
 
 def header_map_below(project: Project, memory_id: int) -> HeaderMap | None:

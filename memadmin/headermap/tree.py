@@ -16,7 +16,7 @@ theme header above both.
 """
 
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from operator import attrgetter
@@ -38,6 +38,13 @@ class MapMemory(NamedTuple):
     tokens: int
 
 
+TextReader = Callable[[Collection[int]], dict[int, str]]
+
+
+def _no_texts(ids: Collection[int]) -> dict[int, str]:
+    return {}
+
+
 class MapMemories(Mapping[int, MapMemory]):
     """The live memories of a map by id, kept as columns and made into a `MapMemory` when read.
 
@@ -46,9 +53,11 @@ class MapMemories(Mapping[int, MapMemory]):
     collector; 100,000 live tuples are (a tenth of a second per request, in collections).
     """
 
-    __slots__ = ("category", "content", "display_id", "tokens")
+    __slots__ = ("category", "content", "display_id", "texts", "tokens")
 
-    def __init__(self, memories: Iterable[MapMemory]):
+    def __init__(self, memories: Iterable[MapMemory], texts: TextReader | None = None):
+        """Keep the memories; `texts` reads the texts left empty, when they are shown."""
+        self.texts = texts or _no_texts
         self.display_id: dict[int, int] = {}
         self.category: dict[int, str] = {}
         self.content: dict[int, str] = {}
@@ -57,18 +66,28 @@ class MapMemories(Mapping[int, MapMemory]):
             memory_id = memory.id
             self.display_id[memory_id] = memory.display_id
             self.category[memory_id] = memory.category
-            self.content[memory_id] = memory.content
+            if memory.content or texts is None:
+                self.content[memory_id] = memory.content
             self.tokens[memory_id] = memory.tokens
 
     def __getitem__(self, memory_id: int) -> MapMemory:
         tokens = self.tokens[memory_id]
+        content = self.content.get(memory_id)
+        if content is None:
+            content = self.content[memory_id] = self.texts((memory_id,)).get(memory_id, "")
         return MapMemory(
             memory_id,
             self.display_id[memory_id],
             self.category[memory_id],
-            self.content[memory_id],
+            content,
             tokens,
         )
+
+    def read_texts(self, ids: Iterable[int]) -> None:
+        """Read the texts of these memories, in one go, where they are not known yet."""
+        wanted = [i for i in ids if i in self.tokens and i not in self.content]
+        if wanted:
+            self.content.update(self.texts(wanted))
 
     def __contains__(self, memory_id: object) -> bool:
         return memory_id in self.tokens
@@ -190,6 +209,8 @@ class HeaderMap:
     Built from `composites`, the graph is over the `memories` given, every live memory of
     the project. Given a `graph` built over every live memory's id instead, `memories` can
     be fewer: those a fragment shows (for `details`, those `shown_by_details` names).
+    Given `texts`, the memories may come with their text empty: it is read when a node is
+    made, or for many at once by `read_texts`.
     """
 
     def __init__(
@@ -198,8 +219,10 @@ class HeaderMap:
         composites: Iterable[LedgerComposite] = (),
         *,
         graph: MapGraph | None = None,
+        texts: TextReader | None = None,
     ):
-        self.memories = MapMemories(memories)
+        self.memories = MapMemories(memories, texts)
+        self.read_texts = self.memories.read_texts
         # A plain dict of the live memories: the fastest test of "is it live".
         self.graph = MapGraph(self.memories.tokens, composites) if graph is None else graph
         self._details = self.graph.details
@@ -242,10 +265,11 @@ class HeaderMap:
     def unreached(self, category: str | None = None) -> list[MapMemory]:
         """Return the live memories in no composite (of one category if given), by id."""
         memories, unreached = self.memories, self.graph.unreached
-        if category is None:
-            return [memories[i] for i in unreached]
-        of = memories.category
-        return [memories[i] for i in unreached if of[i] == category]
+        if category is not None:
+            of = memories.category
+            unreached = [i for i in unreached if of[i] == category]
+        memories.read_texts(unreached)
+        return [memories[i] for i in unreached]
 
     def unreached_groups(self) -> list[UnreachedGroup]:
         """Return, by category name, how many memories no header reaches and their tokens."""

@@ -279,7 +279,10 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
         page, place = None, replace(place, page=1)
     missing = page is None
     urls = _Urls(place, set(stale_header_ids(project)))
-    roots = [] if missing else [tree.node(memory_id) for memory_id in page.object_list]
+    shown = [] if missing else list(page.object_list)
+    # The texts of what is drawn, in one query: the page's roots and the open nodes' details.
+    tree.read_texts([*shown, *(i for o in place.open_ids for i in tree.graph.details.get(o, ()))])
+    roots = [tree.node(memory_id) for memory_id in shown]
     context = {
         "project": project,
         "items": _items(tree, roots, (), urls),

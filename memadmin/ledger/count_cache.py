@@ -173,8 +173,11 @@ def remembered(label: str) -> dict[str, int]:
 
 
 def forget_counts() -> None:
-    """Empty this process's memory of counts (the database keeps them)."""
+    """Empty this process's memory of counts and of prepared projects (the database keeps them)."""
+    from .prepared_cache import forget_prepared  # it keeps counters that remember counts
+
     _remembered.clear()
+    forget_prepared()
 
 
 def counts_for(counter: TokenCounter, texts: Iterable[str]) -> tuple[PreloadedCounter, CountStore]:

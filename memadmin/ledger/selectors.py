@@ -1,12 +1,8 @@
-"""Read a project's memories and composites as the ledger sees them, and assemble previews.
+"""Assemble a project's ledger previews, from the prepared store this process keeps.
 
-Memories are given to the ledger under the id the agent sees (`Memory.display_id`: the
-upstream id of a memory synced from a magic-context store, else ours), so a synced store's
-plugin preview carries the very ids the plugin would render. A memory made here whose id is
-already some synced memory's upstream id is shown under the next free id above them all,
-which is the id the upstream store would give it; `LedgerInputs.renumbered` lists them.
-
-Three queries read a project whatever its size, and one more reads every token count.
+The project's rows and the ledger's inputs made of them are read in `inputs` (three
+queries whatever its size); `prepared_cache` keeps them prepared while the store version
+and the clock allow, so a page shown again, or at another budget, reads one row.
 """
 
 from collections.abc import Sequence
@@ -14,67 +10,32 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, QuerySet
 
-from memadmin.composites.models import Composite, CompositeMember
 from memadmin.core.ledger import (
     BUDGET_MAX,
     BUDGET_MIN,
-    LedgerComposite,
     LedgerError,
-    LedgerMemory,
     LedgerResult,
     MemberShare,
     ReadStore,
-    assemble_read,
     member_shares,
     read_for_modes,
 )
 from memadmin.core.ledger.model import MODES, TIE_BREAKS, Mode, TieBreak
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Project
 
-from .count_cache import counts_for
 from .counters import CounterChoice
-from .plugin_context import LedgerWorkspace, ledger_workspace, pack_categories, with_unread
-
-FETCH_CHUNK = 2000  # rows per fetch: Django's default of 100 costs more than the rows themselves
-MEMORY_FIELDS = (
-    "id",
-    "upstream_id",
-    "category",
-    "content",
-    "status",
-    "importance",
-    "expires_at",
-    "superseded_by_id",
-    "last_seen_at",
-    "verified_at",
-    "updated_at",
-    # What the plugin's row reader checks (core.ledger.reader).
-    "scope",
-    "source_type",
-    "verification_status",
-    "shareable",
-    "first_seen_at",
-    "created_at",
+from .inputs import (  # noqa: F401  (the ledger's readers import them from here)
+    FETCH_CHUNK,
+    MEMORY_FIELDS,
+    LedgerInputs,
+    composite_rows,
+    display_ids,
+    inputs_from_rows,
+    ledger_inputs,
+    memory_rows,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class LedgerInputs:
-    """A project's memories and composites in the ledger's terms (ids are display ids).
-
-    `pk_of` maps each display id back to the memory's primary key; `renumbered` maps the
-    primary key of each memory shown under another id to that id.
-    """
-
-    memories: list[LedgerMemory]
-    composites: list[LedgerComposite]
-    pk_of: dict[int, int]
-    renumbered: dict[int, int] = field(default_factory=dict)
-
-    @property
-    def by_id(self) -> dict[int, LedgerMemory]:
-        """Return the memories by display id."""
-        return {memory.id: memory for memory in self.memories}
+from .plugin_context import LedgerWorkspace, ledger_workspace, pack_categories, with_unread
+from .prepared_cache import prepared_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,107 +83,6 @@ def ledger_projects() -> QuerySet[Project]:
     return Project.objects.annotate(memory_count=Count("memories")).order_by("name")
 
 
-def display_ids(rows: Sequence[tuple[int, int | None]]) -> tuple[dict[int, int], dict[int, int]]:
-    """Return (display id by pk, renumbered) for (pk, upstream id) pairs.
-
-    A memory keeps its upstream id when it has one and its pk otherwise, unless that pk is
-    some other memory's upstream id: then it takes the next id above every id in use.
-    """
-    upstream = {upstream_id for _, upstream_id in rows if upstream_id is not None}
-    display: dict[int, int] = {}
-    clashing = []
-    for pk, upstream_id in rows:
-        if upstream_id is not None:
-            display[pk] = upstream_id
-        elif pk in upstream:
-            clashing.append(pk)
-        else:
-            display[pk] = pk
-    renumbered = {}
-    next_free = max(display.values(), default=0) + 1
-    for pk in sorted(clashing):
-        display[pk] = renumbered[pk] = next_free
-        next_free += 1
-    return display, renumbered
-
-
-def ledger_inputs(project: Project) -> LedgerInputs:
-    """Return the project's memories (every status) and composites, in three queries."""
-    rows = list(
-        Memory.objects.filter(project=project)
-        .order_by()
-        .values_list(*MEMORY_FIELDS)
-        .iterator(chunk_size=FETCH_CHUNK)
-    )
-    display, renumbered = display_ids([(row[0], row[1]) for row in rows])
-    memories = [
-        LedgerMemory(
-            display[pk],
-            category,
-            content,
-            status,
-            importance,
-            expires_at,
-            superseded_by if superseded_by is None else display.get(superseded_by, superseded_by),
-            last_seen_at,
-            verified_at,
-            updated_at,
-            None,
-            scope,
-            source_type,
-            verification_status,
-            int(shareable),
-            project.identity,
-            first_seen_at,
-            created_at,
-        )
-        for (
-            pk,
-            _upstream_id,
-            category,
-            content,
-            status,
-            importance,
-            expires_at,
-            superseded_by,
-            last_seen_at,
-            verified_at,
-            updated_at,
-            scope,
-            source_type,
-            verification_status,
-            shareable,
-            first_seen_at,
-            created_at,
-        ) in rows
-    ]
-    members: dict[int, list[int]] = {}
-    for composite_id, member_id in (
-        CompositeMember.objects.filter(composite__project=project)
-        .order_by("composite_id", "position", "id")
-        .values_list("composite_id", "member_id")
-        .iterator(chunk_size=FETCH_CHUNK)
-    ):
-        if member_id in display:
-            members.setdefault(composite_id, []).append(display[member_id])
-    composites = [
-        LedgerComposite(
-            id=pk, type=type, head_id=display[head_id], member_ids=tuple(members.get(pk, ()))
-        )
-        for pk, type, head_id in Composite.objects.filter(project=project)
-        .order_by()
-        .values_list("id", "type", "head_id")
-        .iterator(chunk_size=FETCH_CHUNK)
-        if head_id in display
-    ]
-    return LedgerInputs(
-        memories=memories,
-        composites=composites,
-        pk_of={shown: pk for pk, shown in display.items()},
-        renumbered=renumbered,
-    )
-
-
 def ledger_preview(
     project: Project,
     *,
@@ -234,16 +94,40 @@ def ledger_preview(
 ) -> LedgerPreview:
     """Assemble the project in each mode; keep any token count made for the first time.
 
-    The count cache is the one write a read makes: it records facts about texts, not
-    changes to the store, so it is not audited. Raise LedgerError, with nothing read or
-    written, for a budget outside 500..20000, an unknown mode or tie-break.
+    The project comes prepared from this process's cache (`prepared_cache`) while the store
+    version and the clock allow, so a budget move only runs the selection again. The count
+    cache is the one write a read makes: it records facts about texts, not changes to the
+    store, so it is not audited. Raise LedgerError, with nothing read or written, for a
+    budget outside 500..20000, an unknown mode or tie-break.
     """
     refuse_bad_arguments(budget=budget, modes=modes, tie_break=tie_break)
-    inputs = ledger_inputs(project)
+    entry = prepared_for(project, now_ms=now_ms)
+    inputs = entry.inputs
     if not inputs.memories:
         return LedgerPreview(inputs=inputs, results={}, counter=counter)
-    # Each mode's plugin reads the rows its way; modes reading the same rows share one
-    # prepared store (graph, selection order, lines and counts).
+    reads, workspace = entry.reads_for(
+        modes, lambda: _reads(project, inputs, modes=modes, now_ms=now_ms)
+    )
+    results, counted = entry.assemble(
+        reads, counter=counter.counter, budget=budget, modes=modes, tie_break=tie_break
+    )
+    return LedgerPreview(
+        inputs=inputs,
+        results=results,
+        counter=counter,
+        counted=counted,
+        reads=reads,
+        workspace=workspace,
+    )
+
+
+def _reads(project: Project, inputs: LedgerInputs, *, modes: Sequence[Mode], now_ms: int):
+    """Return each mode's read of the project, and its workspace.
+
+    Each mode's plugin reads the rows its way; modes reading the same rows share one
+    prepared store (graph, selection order, lines and counts). The other members' memories
+    are added to `inputs.pk_of` under their display ids, where no memory of ours has one.
+    """
     workspace = ledger_workspace(project)
     others = [ledger_inputs(member) for member in workspace.sharing]
     reads = read_for_modes(
@@ -259,27 +143,8 @@ def ledger_preview(
             for memory in with_unread(member, other.memories)
         ],
     )
-    stores = list({id(read.store): read.store for read in reads.values()}.values())
-    texts = (
-        stores[0].texts()
-        if len(stores) == 1
-        else list(dict.fromkeys(text for prepared in stores for text in prepared.texts()))
-    )
-    cached, store = counts_for(counter.counter, texts)
-    results = {
-        mode: assemble_read(reads[mode], budget=budget, counter=cached, tie_break=tie_break)
-        for mode in modes
-    }
-    counted = store.save()
     for other in others:
         inputs.pk_of.update(
             {shown: pk for shown, pk in other.pk_of.items() if shown not in inputs.pk_of}
         )
-    return LedgerPreview(
-        inputs=inputs,
-        results=results,
-        counter=counter,
-        counted=counted,
-        reads=reads,
-        workspace=workspace,
-    )
+    return reads, workspace

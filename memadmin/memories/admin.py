@@ -3,9 +3,9 @@
 from django import forms
 from django.contrib import admin
 
-from memadmin.audit.service_admin import ServiceAdmin
+from memadmin.audit.service_admin import ReadOnlyAdmin, ServiceAdmin
 
-from .models import Memory, Project
+from .models import Memory, MemorySize, Project
 from .project_services import project_create, project_set_budget
 from .services import EDITABLE_FIELDS, memory_create, memory_update
 
@@ -84,3 +84,10 @@ class MemoryAdmin(ServiceAdmin):
                 project=data["project"], actor=request.user, reason=data["reason"], **fields
             )
         return memory_update(memory=instance, actor=request.user, reason=data["reason"], **fields)
+
+
+@admin.register(MemorySize)
+class MemorySizeAdmin(ReadOnlyAdmin):
+    """Sizes are written by the database's triggers, never by hand."""
+
+    list_display = ("memory_id", "tokens")

@@ -6,4 +6,9 @@ class MemoriesConfig(AppConfig):
     verbose_name = "Memories (content blocks)"
 
     def ready(self) -> None:
-        from . import checks  # noqa: F401  (registers the system check)
+        from . import (
+            checks,  # noqa: F401  (registers the system check)
+            sizes,
+        )
+
+        sizes.connect()

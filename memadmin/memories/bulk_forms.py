@@ -6,6 +6,7 @@ from memadmin.composites.models import Composite
 from memadmin.taxonomy.models import Category
 
 from .bulk_services import ACTIONS
+from .picker import COMPOSITE_HINT, PickerInput, typed_id
 
 MERGE = "merge"
 
@@ -26,6 +27,40 @@ class SelectedIdsField(forms.Field):
         return list(dict.fromkeys(int(item) for item in values))
 
 
+class CompositePickField(forms.CharField):
+    """A composite named by its id ("12", "#12") or its exact title, typed or picked."""
+
+    default_error_messages = {
+        "missing": "No composite has the id or title {text!r}.",
+        "ambiguous": "{count} composites are titled {text!r}: pick one by its id.",
+    }
+
+    def __init__(self, **kwargs):
+        super().__init__(
+            widget=PickerInput("composites:pick", hint=COMPOSITE_HINT), max_length=200, **kwargs
+        )
+
+    def clean(self, value) -> Composite | None:
+        text = (super().clean(value) or "").strip()
+        if not text:
+            return None
+        composites = Composite.objects.select_related("head", "project")
+        number = typed_id(text)
+        found = (
+            list(composites.filter(pk=number)[:1])
+            if number is not None and number < 2**63
+            else list(composites.filter(title__iexact=text)[:2])
+        )
+        if not found:
+            raise forms.ValidationError(self.error_messages["missing"].format(text=text))
+        if len(found) > 1:
+            count = composites.filter(title__iexact=text).count()
+            raise forms.ValidationError(
+                self.error_messages["ambiguous"].format(count=count, text=text)
+            )
+        return found[0]
+
+
 class BulkForm(forms.Form):
     """The selection and the action, from the memory list or the confirmation page."""
 
@@ -34,11 +69,7 @@ class BulkForm(forms.Form):
     category = forms.ChoiceField(
         required=False, label="Category", widget=forms.Select(attrs={"id": "bulk-category"})
     )
-    composite = forms.ModelChoiceField(
-        queryset=Composite.objects.select_related("head").order_by("pk"),
-        required=False,
-        label="Composite",
-    )
+    composite = CompositePickField(required=False, label="Composite")
     reason = forms.CharField(
         required=False,
         max_length=500,
@@ -51,9 +82,12 @@ class BulkForm(forms.Form):
     fingerprint = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
     next = forms.CharField(required=False, widget=forms.HiddenInput)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, project=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["category"].choices = [("", "—"), *category_choices()]
+        composite = self.fields["composite"].widget
+        composite.attrs["id"] = "bulk-composite"
+        composite.project = project.pk if project is not None else None
 
     def only_reason_refused(self) -> bool:
         """Return True if the reason is the only thing refused (the review can be shown again)."""
@@ -84,9 +118,3 @@ class MergeForm(forms.Form):
         help_text="Empty: the highest of the sources'.",
     )
     reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
-
-
-def composite_choices(project=None):
-    """Return the composites a selection can be added to: the project's, or all, with heads."""
-    composites = Composite.objects.select_related("head", "project").order_by("project__name", "pk")
-    return composites.filter(project=project) if project is not None else composites

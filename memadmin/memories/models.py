@@ -140,3 +140,24 @@ class Memory(models.Model):
     def display_id(self) -> int:
         """Return the id the agent sees: the upstream id for a synced memory, else ours."""
         return self.upstream_id if self.upstream_id is not None else self.pk
+
+
+class MemorySize(models.Model):
+    """A memory's size in the heuristic counter's tokens, kept by the database's triggers.
+
+    Written by triggers on `Memory` (migration 0004), so every write path keeps it in step,
+    the sync's bulk statements included; the header map sums these instead of reading the
+    text of every memory. See `memadmin.memories.sizes`.
+    """
+
+    memory = models.OneToOneField(
+        Memory,
+        primary_key=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,  # the triggers remove the row with its memory
+        related_name="size",
+    )
+    tokens = models.PositiveIntegerField()
+
+    def __str__(self) -> str:
+        return f"memory {self.memory_id}: {self.tokens} tokens"

@@ -1,10 +1,12 @@
 """Read projects and memories."""
 
-from django.db.models import Count, Exists, OuterRef, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from memadmin.taxonomy.models import Category
 
 from .models import Memory, Project
+
+MAX_ID = 2**63 - 1  # the largest id a BigIntegerField holds
 
 
 def project_list() -> QuerySet[Project]:
@@ -53,3 +55,21 @@ def unknown_category_counts() -> list[tuple[str, str, int]]:
         .order_by("project__identity", "category")
     )
     return [(r["project__identity"], r["category"], r["n"]) for r in rows]
+
+
+def memory_matches(term: str, *, project: int | None = None, limit: int = 20) -> list[Memory]:
+    """Return at most `limit` memories for a picker: the one of that id, or text matches.
+
+    An id ("12" or "#12") is a display id: the upstream id of a synced memory, else ours.
+    """
+    memories = Memory.objects.select_related("project").order_by("-updated_at", "-id")
+    if project is not None:
+        memories = memories.filter(project_id=project)
+    wanted = term.strip().removeprefix("#")
+    if wanted.isdigit():
+        number = int(wanted)
+        if number > MAX_ID:
+            return []
+        by_id = Q(upstream_id=number) | Q(upstream_id__isnull=True, pk=number)
+        return list(memories.filter(by_id)[:limit])
+    return list(memories.filter(content__icontains=term)[:limit])

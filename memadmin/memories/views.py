@@ -12,7 +12,7 @@ from memadmin.accounts.roles import has_role, role_required
 from memadmin.htmx_request import HtmxHttpRequest
 
 from . import selectors
-from .bulk_forms import BulkForm, composite_choices
+from .bulk_forms import BulkForm
 from .forms import MemoryFilterForm, MemoryForm
 from .models import Memory, Project
 from .services import DuplicateMemory, StaleEdit, memory_update
@@ -44,8 +44,9 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
         template_name += "#table-section"
     context = {"form": form, "table": table}
     if can_edit:
-        context["bulk_form"] = BulkForm(initial={"next": request.get_full_path()})
-        context["composite_choices"] = composite_choices(filters.get("project"))
+        context["bulk_form"] = BulkForm(
+            initial={"next": request.get_full_path()}, project=filters.get("project")
+        )
     return render(request, template_name, context)
 
 

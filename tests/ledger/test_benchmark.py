@@ -6,7 +6,8 @@ from django.core.management.base import CommandError
 
 from memadmin.composites.models import Composite, CompositeMember
 from memadmin.core.tokens import HeuristicCounter
-from memadmin.ledger.benchmark.figures import assembly_figures, page_figures
+from memadmin.ledger.benchmark.figures import assembly_figures
+from memadmin.ledger.benchmark.pages import page_figures
 from memadmin.ledger.benchmark.report import print_report
 from memadmin.ledger.benchmark.store import build_store
 from memadmin.ledger.counters import CounterChoice
@@ -30,11 +31,13 @@ def test_the_store_has_the_sizes_asked_for_and_the_services_shapes():
         assert positions == list(range(len(positions)))
         assert composite.head_id not in {m.member_id for m in composite.members.all()}
         assert composite.head.status != "archived"
+    hub_in = CompositeMember.objects.filter(member_id=store.hub).count()
+    assert hub_in >= 10 and not Composite.objects.filter(head_id=store.hub).exists()
     assert Memory.history.count() == 300 and CompositeMember.history.exists()
 
 
 def test_the_report_lists_every_figure_and_target():
-    """Both sizes, both modes, both cache states, every page, and a verdict per target."""
+    """Both sizes, both modes, every cache state, every page as each role, the admin beside."""
     store = build_store(memories=300, composites=20, small=60, progress=quiet)
     counter = CounterChoice(HeuristicCounter())
     assembly = assembly_figures(store, counter, quiet)
@@ -44,8 +47,20 @@ def test_the_report_lists_every_figure_and_target():
     text = "\n".join(lines)
     assert len(assembly) == 12 and {f.memories for f in assembly} == {60, 300}
     assert all(f.counted == 0 for f in assembly if f.cache != "cold")
-    assert "ledger, small project" in text and "map, large project" in text
-    assert "query counts the same for the small and the large project on every page: met" in text
+    assert "ledger, small" in text and "map, large" in text and "stale queue, large" in text
+    assert "memory detail (in many composites), large" in text
+    assert {f.role for f in pages.pages} == {"viewer", "editor", "admin"}
+    assert [case.name for case in pages.cases] == [
+        "all rows",
+        "one project",
+        "text search 'deploy'",
+        "page 3",
+        "sorted by importance",
+    ]
+    assert all(case.admin.queries > 0 and case.ratio > 0 for case in pages.cases)
+    assert "the admin's" in text and "right after a write" in text
+    assert "resident memory after the large ledger page" in text
+    assert "query counts the same for the small and the large project, every page and role" in text
 
 
 def test_the_inner_run_refuses_the_real_database(monkeypatch):

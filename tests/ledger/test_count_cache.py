@@ -164,7 +164,8 @@ def test_the_predicted_texts_are_every_text_an_assembly_counts(project, sop):
 
 
 def test_a_warm_preview_reads_counts_in_one_query(project, sop):
-    """Memories, composites, workspace, unread values, pack and counts: seven queries, six warm.
+    """Markers, memories, members, composites, workspace, unread values, pack and counts in a
+    new process; the markers after.
 
     Pack and headers mode read the same ops-six rows, so they share one prepared store.
     """
@@ -176,7 +177,7 @@ def test_a_warm_preview_reads_counts_in_one_query(project, sop):
         ledger_preview(project, **options)
     with CaptureQueriesContext(connection) as same_process:
         ledger_preview(project, **options)
-    assert len(new_process) == 7 and len(same_process) == 6
+    assert len(new_process) == 8 and len(same_process) == 1
 
 
 def _store(text: str, count: int, label: str = "heuristic") -> None:

@@ -1,19 +1,13 @@
-"""Measure the benchmark store: ledger assembly with a cold and a warm count cache, and pages.
+"""Measure the benchmark store: ledger assembly with a cold, warm and hot count cache.
 
 Assembly is timed end to end as the ledger page does it: prepare the store, read the
 stored counts of its texts (one query), assemble, write the counts made anew; "read" is
-the second step (keying the texts and the query), "assemble" the first and third. Pages are timed through Django's test client, server
-side, with the queries each one makes.
+the second step (keying the texts and the query), "assemble" the first and third. Pages are timed in `pages`.
 """
 
-import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-
-from django.db import connection
-from django.test import Client
-from django.test.utils import CaptureQueriesContext
 
 from memadmin.core.clock import now_ms
 from memadmin.core.ledger import BUDGET_DEFAULT, LedgerResult, PreparedStore, assemble_prepared
@@ -22,9 +16,8 @@ from memadmin.ledger.counters import CounterChoice
 from memadmin.ledger.models import TokenCount
 from memadmin.ledger.selectors import LedgerInputs, ledger_inputs
 
-from .store import PASSWORD, USERNAME, BenchStore
+from .store import BenchStore
 
-REPEATS = 5
 ASSEMBLY_REPEATS = 3  # warm and hot assemblies are timed this often; the median is kept
 
 
@@ -42,16 +35,6 @@ class AssemblyFigure:
     assemble_ms: float
     write_ms: float
     counted: int
-
-
-@dataclass(frozen=True)
-class PageFigure:
-    """One page: how many memories stand behind it, its median server time and its queries."""
-
-    name: str
-    memories: int
-    median_ms: float
-    queries: int
 
 
 def _ms(start: float) -> float:
@@ -137,51 +120,4 @@ def assembly_figures(
                     f"assembling {len(inputs.memories):,} memories, {mode} mode, {cache} cache"
                 )
                 figures.append(_median_assembly(inputs, counter=counter, mode=mode, cache=cache))
-    return figures
-
-
-def time_page(client: Client, url: str) -> tuple[float, int]:
-    """Return the median server time of a page over REPEATS requests, and its query count.
-
-    A first request fills the caches, as a reader's first visit would; the pages are then
-    timed hot, as a running server serves them.
-    """
-    response = client.get(url)
-    if response.status_code != 200:
-        raise RuntimeError(f"{url} answered {response.status_code}")
-    times = []
-    queries = 0
-    for _ in range(REPEATS):
-        with CaptureQueriesContext(connection) as captured:
-            start = time.perf_counter()
-            client.get(url)
-            times.append(_ms(start))
-        queries = len(captured)
-    return statistics.median(times), queries
-
-
-def page_figures(
-    store: BenchStore, counter: CounterChoice, progress: Callable[[str], None]
-) -> list[PageFigure]:
-    """Time the memory list, the map and the ledger page for both projects."""
-    client = Client()
-    if not client.login(username=USERNAME, password=PASSWORD):
-        raise RuntimeError("the benchmark reader could not log in")
-    small, large = store.small, store.large
-    small_count = small.memories.count()
-    large_count = large.memories.count()
-    pages = [
-        ("memory list, every project", "/memories/", store.memories),
-        ("memory list, small project", f"/memories/?project={small.pk}", small_count),
-        ("memory list, large project", f"/memories/?project={large.pk}", large_count),
-        ("map, small project", f"/map/?project={small.pk}", small_count),
-        ("map, large project", f"/map/?project={large.pk}", large_count),
-        ("ledger, small project", f"/ledger/{small.pk}/?counter={counter.name}", small_count),
-        ("ledger, large project", f"/ledger/{large.pk}/?counter={counter.name}", large_count),
-    ]
-    figures = []
-    for name, url, memories in pages:
-        progress(f"timing {name}")
-        median_ms, queries = time_page(client, url)
-        figures.append(PageFigure(name, memories, median_ms, queries))
     return figures

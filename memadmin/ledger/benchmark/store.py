@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from simple_history.utils import bulk_create_with_history
 
 from memadmin.accounts.services import person_create
+from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite, CompositeMember
 from memadmin.core.clock import now_ms
 from memadmin.core.hashing import normalized_hash
@@ -81,6 +82,9 @@ CODE = (
 
 USERNAME = "bench"
 PASSWORD = "benchmark-password-not-secret"
+# The person of each role the pages are timed as (the viewer keeps the old name).
+READERS = {"viewer": USERNAME, "editor": "bench-editor", "admin": "bench-admin"}
+HUB_COMPOSITES = 200  # the composites the "hub" memory is a member of, in the large project
 
 Progress = Callable[[str], None]
 
@@ -93,6 +97,7 @@ class BenchStore:
     large: Project
     memories: int
     composites: int
+    hub: int = 0  # pk of a memory of the large project that is a member of many composites
 
 
 def _content(rng: random.Random, number: int) -> str:
@@ -127,13 +132,18 @@ def _memory(project: Project, rng: random.Random, number: int, now: int) -> Memo
     )
 
 
-def _fill(project: Project, count: int, composites: int, rng: random.Random, first: int) -> None:
-    """Add `count` memories and `composites` composites (five to nine members each)."""
+def _fill(project: Project, count: int, composites: int, rng: random.Random, first: int) -> int:
+    """Add `count` memories and `composites` composites (five to nine members each).
+
+    Return the pk of the "hub": a live memory heading nothing, made a member of up to
+    HUB_COMPOSITES composites besides, as a memory everyone links to would be.
+    """
     now = now_ms()
     memories = [_memory(project, rng, first + n, now) for n in range(count)]
     created: list[Memory] = []
     for start in range(0, count, BATCH):
         created += bulk_create_with_history(memories[start : start + BATCH], Memory, **HISTORY)
+    _record_creations(project, created)
     live = [memory.pk for memory in created if memory.status != "archived"]
     rng.shuffle(live)
     heads, groups = [], []
@@ -145,7 +155,11 @@ def _fill(project: Project, count: int, composites: int, rng: random.Random, fir
         if number % 10 == 9:  # every tenth composite is a theme over the last three heads
             members = heads[-3:]
         heads.append(head)
-        groups.append((head, members))
+        groups.append((head, list(members)))
+    hub = live[cursor] if cursor < len(live) else live[-1]
+    for _, members in groups[:HUB_COMPOSITES]:
+        if hub not in members and hub not in heads:
+            members.append(hub)
     rows = [
         Composite(
             project=project, type=TYPES[number % len(TYPES)], head_id=head, title=f"Group {number}"
@@ -159,6 +173,25 @@ def _fill(project: Project, count: int, composites: int, rng: random.Random, fir
         for position, member in enumerate(members)
     ]
     bulk_create_with_history(links, CompositeMember, batch_size=BATCH, **HISTORY)
+    return hub
+
+
+def _record_creations(project: Project, memories: list[Memory]) -> None:
+    """Write one "created" audit event per memory, so the history page has a store's worth."""
+    events = [
+        AuditEvent(
+            actor_label="historian",
+            actor_kind="agent",
+            action="created",
+            project=project,
+            object_type="memory",
+            object_id=str(memory.pk),
+            object_repr=str(memory)[:200],
+            category=memory.category,
+        )
+        for memory in memories
+    ]
+    AuditEvent.objects.bulk_create(events, batch_size=BATCH)
 
 
 def build_store(*, memories: int, composites: int, small: int, progress: Progress) -> BenchStore:
@@ -168,7 +201,8 @@ def build_store(*, memories: int, composites: int, small: int, progress: Progres
     if composites * 10 > memories:
         raise ValueError("Give at least ten memories per composite.")
     rng = random.Random(20260401)
-    person_create(username=USERNAME, password=PASSWORD, role="viewer")
+    for role, username in READERS.items():
+        person_create(username=username, password=PASSWORD, role=role)
     spec = pack_load(PACK)
     projects = []
     for identity, name in (("git:" + "5" * 40, "Bench small"), ("git:" + "b" * 40, "Bench large")):
@@ -181,5 +215,5 @@ def build_store(*, memories: int, composites: int, small: int, progress: Progres
     _fill(small_project, small, small_composites, rng, first=1)
     large, large_composites = memories - small, composites - small_composites
     progress(f"building {large:,} memories and {large_composites:,} composites (large project)")
-    _fill(large_project, large, large_composites, rng, first=small + 1)
-    return BenchStore(small_project, large_project, memories, composites)
+    hub = _fill(large_project, large, large_composites, rng, first=small + 1)
+    return BenchStore(small_project, large_project, memories, composites, hub=hub)

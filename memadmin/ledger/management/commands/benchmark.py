@@ -17,7 +17,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from memadmin.ledger.benchmark.figures import assembly_figures, page_figures
+from memadmin.ledger.benchmark.figures import assembly_figures
+from memadmin.ledger.benchmark.pages import page_figures
 from memadmin.ledger.benchmark.report import print_report
 from memadmin.ledger.benchmark.store import build_store
 from memadmin.ledger.counters import choose_counter
@@ -29,8 +30,9 @@ class Command(BaseCommand):
     help = (
         "Build a store of 100,000 memories and 10,000 composites in a temporary SQLite "
         "database and print the ledger's assembly times (2,000 and 100,000 candidates, both "
-        "modes, cold and warm count cache) and the server time and queries of the memory "
-        "list, map and ledger pages. The real database is never touched."
+        "modes, cold, warm and hot count cache), then every page's server time, CPU time and "
+        "queries as a viewer, an editor and an admin, the memory list beside Django's stock "
+        "admin changelist, and the targets. The real database is never touched."
     )
 
     def add_arguments(self, parser):

@@ -1,0 +1,180 @@
+"""Read a project's memories and composites as rows, and make the ledger's inputs of them.
+
+Memories are given to the ledger under the id the agent sees (`Memory.display_id`: the
+upstream id of a memory synced from a magic-context store, else ours), so a synced store's
+plugin preview carries the very ids the plugin would render. A memory made here whose id is
+already some synced memory's upstream id is shown under the next free id above them all,
+which is the id the upstream store would give it; `LedgerInputs.renumbered` lists them.
+
+Three queries read a project whatever its size.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from memadmin.composites.models import Composite, CompositeMember
+from memadmin.core.ledger import LedgerComposite, LedgerMemory
+from memadmin.memories.models import Memory, Project
+
+FETCH_CHUNK = 2000  # rows per fetch: Django's default of 100 costs more than the rows themselves
+MEMORY_FIELDS = (
+    "id",
+    "upstream_id",
+    "category",
+    "content",
+    "status",
+    "importance",
+    "expires_at",
+    "superseded_by_id",
+    "last_seen_at",
+    "verified_at",
+    "updated_at",
+    # What the plugin's row reader checks (core.ledger.reader).
+    "scope",
+    "source_type",
+    "verification_status",
+    "shareable",
+    "first_seen_at",
+    "created_at",
+)
+
+
+@dataclass(frozen=True)
+class LedgerInputs:
+    """A project's memories and composites in the ledger's terms (ids are display ids).
+
+    `pk_of` maps each display id back to the memory's primary key; `renumbered` maps the
+    primary key of each memory shown under another id to that id.
+    """
+
+    memories: list[LedgerMemory]
+    composites: list[LedgerComposite]
+    pk_of: dict[int, int]
+    renumbered: dict[int, int] = field(default_factory=dict)
+
+    @cached_property
+    def by_id(self) -> dict[int, LedgerMemory]:
+        """Return the memories by display id (made once)."""
+        return {memory.id: memory for memory in self.memories}
+
+
+def display_ids(rows: Sequence[tuple[int, int | None]]) -> tuple[dict[int, int], dict[int, int]]:
+    """Return (display id by pk, renumbered) for (pk, upstream id) pairs.
+
+    A memory keeps its upstream id when it has one and its pk otherwise, unless that pk is
+    some other memory's upstream id: then it takes the next id above every id in use.
+    """
+    upstream = {upstream_id for _, upstream_id in rows if upstream_id is not None}
+    display: dict[int, int] = {}
+    clashing = []
+    for pk, upstream_id in rows:
+        if upstream_id is not None:
+            display[pk] = upstream_id
+        elif pk in upstream:
+            clashing.append(pk)
+        else:
+            display[pk] = pk
+    renumbered = {}
+    next_free = max(display.values(), default=0) + 1
+    for pk in sorted(clashing):
+        display[pk] = renumbered[pk] = next_free
+        next_free += 1
+    return display, renumbered
+
+
+def memory_rows(project: Project, pks: Sequence[int] | None = None) -> list[tuple]:
+    """Return the project's memory rows (MEMORY_FIELDS), all of them or those of `pks`."""
+    memories = Memory.objects.filter(project=project)
+    if pks is not None:
+        memories = memories.filter(pk__in=pks)
+    return list(memories.order_by().values_list(*MEMORY_FIELDS).iterator(chunk_size=FETCH_CHUNK))
+
+
+def composite_rows(project: Project) -> tuple[list[tuple], list[tuple]]:
+    """Return the project's composites (id, type, head) and members (composite, member)."""
+    members = list(
+        CompositeMember.objects.filter(composite__project=project)
+        .order_by("composite_id", "position", "id")
+        .values_list("composite_id", "member_id")
+        .iterator(chunk_size=FETCH_CHUNK)
+    )
+    composites = list(
+        Composite.objects.filter(project=project)
+        .order_by()
+        .values_list("id", "type", "head_id")
+        .iterator(chunk_size=FETCH_CHUNK)
+    )
+    return composites, members
+
+
+def inputs_from_rows(
+    rows: Sequence[tuple], composites: Sequence[tuple], members: Sequence[tuple], *, identity: str
+) -> LedgerInputs:
+    """Return the ledger's inputs made from memory, composite and member rows of a project."""
+    display, renumbered = display_ids([(row[0], row[1]) for row in rows])
+    memories = [
+        LedgerMemory(
+            display[pk],
+            category,
+            content,
+            status,
+            importance,
+            expires_at,
+            superseded_by if superseded_by is None else display.get(superseded_by, superseded_by),
+            last_seen_at,
+            verified_at,
+            updated_at,
+            None,
+            scope,
+            source_type,
+            verification_status,
+            int(shareable),
+            identity,
+            first_seen_at,
+            created_at,
+        )
+        for (
+            pk,
+            _upstream_id,
+            category,
+            content,
+            status,
+            importance,
+            expires_at,
+            superseded_by,
+            last_seen_at,
+            verified_at,
+            updated_at,
+            scope,
+            source_type,
+            verification_status,
+            shareable,
+            first_seen_at,
+            created_at,
+        ) in rows
+    ]
+    members_of: dict[int, list[int]] = {}
+    for composite_id, member_id in members:
+        if member_id in display:
+            members_of.setdefault(composite_id, []).append(display[member_id])
+    ledger_composites = [
+        LedgerComposite(
+            id=pk, type=type, head_id=display[head_id], member_ids=tuple(members_of.get(pk, ()))
+        )
+        for pk, type, head_id in composites
+        if head_id in display
+    ]
+    return LedgerInputs(
+        memories=memories,
+        composites=ledger_composites,
+        pk_of={shown: pk for pk, shown in display.items()},
+        renumbered=renumbered,
+    )
+
+
+def ledger_inputs(project: Project) -> LedgerInputs:
+    """Return the project's memories (every status) and composites, in three queries."""
+    return inputs_from_rows(
+        memory_rows(project), *composite_rows(project), identity=project.identity
+    )

@@ -1,0 +1,226 @@
+"""A prepared store per project, kept by the process while the store and the clock allow.
+
+Reading 98,000 memories and preparing them takes most of a second; the ledger page needs
+them on every view and at every budget. So a process keeps, per project, the rows read,
+the ledger's inputs, each mode's read of them (`ReadStore`: the plugin's row reader, the
+workspace's foreign rows, a `PreparedStore`), the counter that knows each line's cost and
+the last few results, under the store's *markers* (one query: the store version that
+`audit_record` moves on, the newest audit event, and the newest history version of
+memories, composites and members: every recorded write and every sync moves one of them)
+and up to the next moment an expiry changes the candidates.
+
+When the markers moved, the entry is brought up to date from what changed: the memories
+named by the new events and those with newer history versions are read again (no more
+than PATCH_LIMIT of them; past that, or after a sync or a project change, everything is
+read again), composites and members are read again if theirs moved, and the store is
+prepared anew from the rows in memory. A budget move with nothing written only runs the
+selection again; the same view again reads one row. The reads and results are dropped
+whenever the markers move, since a workspace's other members may be what changed.
+"""
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from django.db import connection
+
+from memadmin.audit.models import AuditEvent, StoreVersion
+from memadmin.composites.models import Composite, CompositeMember
+from memadmin.core.ledger import LedgerResult, ReadStore, assemble_read
+from memadmin.core.ledger.model import Mode, TieBreak, TokenCounter
+from memadmin.memories.models import Memory, Project
+
+from .count_cache import PreloadedCounter, cache_label, counts_for
+from .inputs import LedgerInputs, composite_rows, inputs_from_rows, memory_rows
+
+PATCH_LIMIT = 500  # changed memories read one by one; beyond that the project is read again
+KEPT_PROJECTS = 2  # prepared projects a process keeps (a 98,000-memory one: ~100 MB)
+KEPT_RESULTS = 8  # assemblies kept per project (budget, mode, tie-break, counter)
+EXPIRES_AT = 6  # position of expires_at in MEMORY_FIELDS
+FULL_READ_OBJECTS = {"project"}  # a sync, an import, a project change: read it all again
+
+Markers = tuple[int, int, int, int, int]
+
+
+@dataclass
+class PreparedEntry:
+    """One project as read and prepared, with what it was read at."""
+
+    project_pk: int
+    markers: Markers
+    valid_until: int | None  # the first expiry still ahead when it was prepared (ms)
+    rows: dict[int, tuple]
+    composites: list[tuple]
+    members: list[tuple]
+    inputs: LedgerInputs
+    reads: dict[tuple[str, ...], tuple] = field(default_factory=dict)
+    counters: dict[str, PreloadedCounter] = field(default_factory=dict)
+    results: OrderedDict = field(default_factory=OrderedDict)
+
+    def reads_for(self, modes: Sequence[Mode], make: Callable[[], tuple]) -> tuple:
+        """Return what `make` returns for these modes (their reads first), made once."""
+        key = tuple(modes)
+        made = self.reads.get(key)
+        if made is None:
+            made = self.reads[key] = make()
+        return made
+
+    def forget_reads(self) -> None:
+        """Drop the reads and results, keeping the rows and the counts."""
+        self.reads.clear()
+        self.results.clear()
+
+    def assemble(
+        self,
+        reads: dict[str, ReadStore],
+        *,
+        counter: TokenCounter,
+        budget: int,
+        modes: Sequence[Mode],
+        tie_break: TieBreak,
+    ) -> tuple[dict[str, LedgerResult], int]:
+        """Return the result of each mode (kept ones reused) and how many counts were new."""
+        # By label: a counter's name and version say what it counts, whichever object it is.
+        label = cache_label(counter)
+        cached = self.counters.get(label)
+        if cached is None:
+            stores = list({id(read.store): read.store for read in reads.values()}.values())
+            texts = list(dict.fromkeys(text for store in stores for text in store.texts()))
+            cached, _ = counts_for(counter, texts)
+            self.counters[label] = cached
+        results = {}
+        for mode in modes:
+            key = (label, budget, mode, tie_break, id(reads[mode]))
+            result = self.results.get(key)
+            if result is None:
+                result = assemble_read(
+                    reads[mode], budget=budget, counter=cached, tie_break=tie_break
+                )
+                self.results[key] = result
+                while len(self.results) > KEPT_RESULTS:
+                    self.results.popitem(last=False)
+            results[mode] = result
+        return results, cached.store.save()
+
+
+_entries: OrderedDict[int, PreparedEntry] = OrderedDict()
+_lock = threading.Lock()
+
+
+def forget_prepared() -> None:
+    """Drop every prepared project this process keeps."""
+    with _lock:
+        _entries.clear()
+
+
+def store_markers() -> Markers:
+    """Return the store version and the newest event and history ids, in one query."""
+    quote = connection.ops.quote_name
+
+    def newest(model, column: str) -> str:
+        return f"(SELECT MAX({quote(column)}) FROM {quote(model._meta.db_table)})"
+
+    sql = "SELECT " + ", ".join(
+        [
+            f"(SELECT {quote('version')} FROM {quote(StoreVersion._meta.db_table)} WHERE id = 1)",
+            newest(AuditEvent, "id"),
+            newest(Memory.history.model, "history_id"),
+            newest(Composite.history.model, "history_id"),
+            newest(CompositeMember.history.model, "history_id"),
+        ]
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        return tuple(value or 0 for value in cursor.fetchone())
+
+
+def prepared_for(project: Project, *, now_ms: int) -> PreparedEntry:
+    """Return the project prepared as the store is now and as the clock stands."""
+    markers = store_markers()
+    entry = _entries.get(project.pk)
+    if entry is not None and entry.markers == markers and _in_window(entry, now_ms):
+        _entries.move_to_end(project.pk)
+        return entry
+    with _lock:
+        entry = _entries.get(project.pk)
+        if entry is None or not _in_window(entry, now_ms):
+            entry = _read(project, markers, now_ms)
+        elif entry.markers != markers:
+            entry = _brought_up_to_date(project, entry, markers, now_ms)
+        _entries[project.pk] = entry
+        _entries.move_to_end(project.pk)
+        while len(_entries) > KEPT_PROJECTS:
+            _entries.popitem(last=False)
+    return entry
+
+
+def _in_window(entry: PreparedEntry, now_ms: int) -> bool:
+    return entry.valid_until is None or now_ms < entry.valid_until
+
+
+def _prepare(
+    project: Project,
+    markers: Markers,
+    now_ms: int,
+    rows: dict[int, tuple],
+    composites: list[tuple],
+    members: list[tuple],
+) -> PreparedEntry:
+    inputs = inputs_from_rows(list(rows.values()), composites, members, identity=project.identity)
+    ahead = [row[EXPIRES_AT] for row in rows.values() if row[EXPIRES_AT] is not None]
+    ahead = [moment for moment in ahead if moment > now_ms]
+    return PreparedEntry(
+        project_pk=project.pk,
+        markers=markers,
+        valid_until=min(ahead, default=None),
+        rows=rows,
+        composites=composites,
+        members=members,
+        inputs=inputs,
+    )
+
+
+def _read(project: Project, markers: Markers, now_ms: int) -> PreparedEntry:
+    rows = {row[0]: row for row in memory_rows(project)}
+    composites, members = composite_rows(project)
+    return _prepare(project, markers, now_ms, rows, composites, members)
+
+
+def _brought_up_to_date(
+    project: Project, entry: PreparedEntry, markers: Markers, now_ms: int
+) -> PreparedEntry:
+    """Return the entry with what changed since its markers read again, or all of it."""
+    _, last_event, memory_history, composite_history, member_history = entry.markers
+    events = list(
+        AuditEvent.objects.filter(id__gt=last_event)
+        .order_by()
+        .values_list("project_id", "object_type", "object_id")[: PATCH_LIMIT + 1]
+    )
+    ours = [(kind, pk) for project_pk, kind, pk in events if project_pk in (project.pk, None)]
+    if len(events) > PATCH_LIMIT or any(kind in FULL_READ_OBJECTS for kind, _ in ours):
+        return _read(project, markers, now_ms)
+    named = {int(pk) for kind, pk in ours if kind == "memory" and pk.isdigit()}
+    versioned = set(
+        Memory.history.filter(history_id__gt=memory_history, project_id=project.pk)
+        .order_by()
+        .values_list("id", flat=True)[: PATCH_LIMIT + 1]
+    )
+    changed = named | versioned
+    if len(changed) > PATCH_LIMIT:
+        return _read(project, markers, now_ms)
+    composites_moved = (composite_history, member_history) != markers[3:] or any(
+        kind == "composite" for kind, _ in ours
+    )
+    if not changed and not composites_moved:
+        entry.markers = markers  # written elsewhere: this project's rows are as they were
+        entry.forget_reads()
+        return entry
+    rows = dict(entry.rows)
+    for pk in changed:
+        rows.pop(pk, None)
+    rows.update((row[0], row) for row in memory_rows(project, sorted(changed)))
+    composites, members = (
+        composite_rows(project) if composites_moved else (entry.composites, entry.members)
+    )
+    return _prepare(project, markers, now_ms, rows, composites, members)

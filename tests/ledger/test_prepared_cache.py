@@ -1,0 +1,116 @@
+"""The prepared store a process keeps per project: reused while nothing moved, renewed after."""
+
+import sqlite3
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from memadmin.audit.services import audit_record
+from memadmin.audit.store_version import store_version
+from memadmin.composites.services import composite_create
+from memadmin.core.tokens import HeuristicCounter
+from memadmin.interop.sync_services import context_db_sync
+from memadmin.ledger.counters import CounterChoice
+from memadmin.ledger.prepared_cache import prepared_for
+from memadmin.ledger.selectors import ledger_preview
+from memadmin.memories.models import Memory, Project
+from memadmin.memories.services import memory_create, memory_update
+from tests.upstream_store import build_store, make_row
+
+from .conftest import NOW
+
+pytestmark = pytest.mark.django_db
+
+HEURISTIC = CounterChoice(HeuristicCounter())
+
+
+def preview(project, budget=4000, now_ms=NOW):
+    """Preview the project as a plugin reading its pack (ops-six) would inject it."""
+    return ledger_preview(
+        project, budget=budget, counter=HEURISTIC, now_ms=now_ms, modes=("pack", "headers")
+    )
+
+
+def block(project, **options) -> str:
+    return preview(project, **options).results["pack"].rendered
+
+
+def test_every_recorded_write_moves_the_store_version(project):
+    """audit_record moves the version on, in the write's transaction."""
+    before = store_version()
+    memory_create(project=project, category="OPS_RULES", content="One.", actor="agent")
+    after = store_version()
+    audit_record(action="noted", target=project, actor="agent", project=project)
+    assert before < after < store_version()
+
+
+def test_a_page_shown_again_or_at_another_budget_reads_one_row(project, sop):
+    """With nothing written, the prepared store is reused: one query, the selection rerun."""
+    first = prepared_for(project, now_ms=NOW)
+    preview(project)
+    with CaptureQueriesContext(connection) as again:
+        moved = preview(project, budget=900)
+    assert len(again) == 1
+    assert prepared_for(project, now_ms=NOW) is first
+    assert moved.results["pack"].budget == 900
+
+
+def test_an_edit_is_seen_at_once_and_only_the_changed_memory_is_read(project, sop):
+    """After an edit, the next preview shows the new text, reading that memory alone."""
+    preview(project)
+    memory_update(memory=sop["standalone"], actor="agent", content="Deploys happen on Mondays.")
+    with CaptureQueriesContext(connection) as after:
+        text = block(project)
+    assert "Deploys happen on Mondays." in text and "weekdays" not in text
+    reads = [q["sql"] for q in after.captured_queries if "memories_memory" in q["sql"]]
+    assert len(reads) == 1 and " IN (" in reads[0]
+
+
+def test_a_new_memory_and_a_new_composite_are_seen(project, sop):
+    """A memory made and a composite formed after the first preview are in the next one."""
+    preview(project)
+    made = memory_create(
+        project=project, category="OPS_RULES", content="Freeze on Fridays.", actor="agent"
+    )
+    assert "Freeze on Fridays." in block(project)
+    composite_create(head=made, type="theme", members=[sop["standalone"]], actor="agent")
+    headers = preview(project).results["headers"]
+    standalone = next(row for row in headers.rows if row.memory_id == sop["standalone"].pk)
+    assert not standalone.injected
+
+
+def test_a_write_in_another_project_keeps_this_one_prepared(project, sop, make_project):
+    """Another project's write moves the version, yet this project is not read again."""
+    first = prepared_for(project, now_ms=NOW)
+    other = make_project("ops-six")
+    memory_create(project=other, category="OPS_RULES", content="Elsewhere.", actor="agent")
+    assert prepared_for(project, now_ms=NOW).inputs is first.inputs
+
+
+def test_an_expiry_reached_renews_the_candidates(project, remember):
+    """A memory expiring later is a candidate now and not once its moment has passed."""
+    brief = remember("Short-lived fact.")
+    Memory.objects.filter(pk=brief.pk).update(expires_at=NOW + 60_000)  # as a sync writes it
+    assert "Short-lived fact." in block(project, now_ms=NOW)
+    assert "Short-lived fact." not in block(project, now_ms=NOW + 120_000)
+
+
+def test_a_sync_is_seen(tmp_path):
+    """A sync's writes (rows written in bulk, one audit event) renew the prepared store."""
+    path = build_store(tmp_path / "context.db", rows=[make_row(content="Synced first.")])
+    context_db_sync(path=path)
+    project = Project.objects.get()
+    assert "Synced first." in block(project, now_ms=make_row()["updated_at"] + 1)
+    row = make_row(content="Synced second.")
+    with sqlite3.connect(path) as store:
+        columns = [name for (_, name, *_) in store.execute("PRAGMA table_info(memories)")]
+        kept = {key: value for key, value in row.items() if key in columns}
+        marks = ", ".join("?" for _ in kept)
+        store.execute(
+            f"INSERT INTO memories ({', '.join(kept)}) VALUES ({marks})", list(kept.values())
+        )
+    store.close()
+    context_db_sync(path=path)
+    assert Memory.objects.filter(project=project).count() == 2
+    assert "Synced second." in block(project, now_ms=make_row()["updated_at"] + 1)
