@@ -19,3 +19,7 @@ urlpatterns = [
     path("interop/", include("memadmin.interop.urls")),
     path("admin/", admin.site.urls),
 ]
+
+handler403 = "memadmin.overview.error_views.permission_denied"
+handler404 = "memadmin.overview.error_views.page_not_found"
+handler500 = "memadmin.overview.error_views.server_error"

@@ -52,6 +52,8 @@ class IdsField(forms.CharField):
 
 
 class CompositeCreateForm(forms.Form):
+    project = forms.ModelChoiceField(queryset=Project.objects.order_by("name"), empty_label=None)
+    head = IdsField(label="Head", help_text="The id of the memory the composite is about, e.g. 12.")
     type = forms.ChoiceField(choices=Composite.Type.choices, initial=Composite.Type.SEQUENCE)
     title = forms.CharField(required=False, max_length=200)
     members = IdsField(
@@ -60,6 +62,12 @@ class CompositeCreateForm(forms.Form):
         help_text="Memory ids in order, e.g. 12, 14, 15. You can add more later.",
     )
     reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
+
+    def clean_head(self) -> int:
+        ids = self.cleaned_data["head"]
+        if len(ids) != 1:
+            raise ValidationError("Name exactly one memory as the head.")
+        return ids[0]
 
 
 class MemberAddForm(forms.Form):

@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "memadmin.headermap",
     "memadmin.ledger",
     "memadmin.interop",
+    "memadmin.overview",
 ]
 
 MIDDLEWARE = [
