@@ -12,7 +12,7 @@ from memadmin.accounts.roles import has_role, role_required
 from memadmin.htmx_request import HtmxHttpRequest
 
 from . import selectors
-from .bulk_forms import BulkForm, composite_choices
+from .bulk_forms import BulkForm, category_choices, composite_choices
 from .forms import MemoryFilterForm, MemoryForm
 from .models import Memory, Project
 from .services import DuplicateMemory, StaleEdit, memory_update
@@ -27,13 +27,8 @@ PAGE_SIZE = 25
 def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     """Show the memory list; an htmx request gets only the table section."""
     form = MemoryFilterForm(request.GET or None)
-    filters = form.cleaned_data if form.is_valid() else {}
-    memories = selectors.memory_list(
-        project=filters.get("project"),
-        category=filters.get("category", ""),
-        status=filters.get("status", ""),
-        text=filters.get("q", ""),
-    )
+    filters = form.selector_filters()
+    memories = selectors.memory_list(**filters)
     # Only editors get the selection column and the bulk actions it feeds.
     can_edit = has_role(request.user, "editor")
     table = MemoryTable(memories, exclude=() if can_edit else ("select",))
@@ -41,9 +36,13 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     template_name = "memories/list.html"
     if request.htmx and not request.htmx.history_restore_request:
         template_name += "#table-section"
-    context = {"form": form, "table": table}
+    context = {"form": form, "table": table, "category_names": selectors.category_names_known()}
     if can_edit:
-        context["bulk_form"] = BulkForm(initial={"next": request.get_full_path()})
+        # A move offers only categories every row of the list could take.
+        categories = category_choices(filters["project"], common=filters["project"] is None)
+        context["bulk_form"] = BulkForm(
+            initial={"next": request.get_full_path()}, categories=categories
+        )
         context["composite_choices"] = composite_choices(filters.get("project"))
     return render(request, template_name, context)
 
