@@ -3,10 +3,11 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from django.views.generic import RedirectView
+
+from memadmin.overview.views import overview
 
 urlpatterns = [
-    path("", RedirectView.as_view(pattern_name="memories:list"), name="home"),
+    path("", overview, name="home"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("memories/", include("memadmin.memories.urls")),

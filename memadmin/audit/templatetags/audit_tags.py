@@ -14,3 +14,9 @@ def memory_timeline(memory, limit: int = RECENT) -> dict:
     """Render the memory's latest changes, newest first, with a link to all its versions."""
     entries = timeline_of(memory)
     return {"memory": memory, "entries": entries[:limit], "more": len(entries) > limit}
+
+
+@register.filter
+def action_words(action: str) -> str:
+    """Return an audit action as words: `person_created` reads "person created"."""
+    return str(action).replace("_", " ")
