@@ -18,6 +18,7 @@ urlpatterns = [
     path("history/", include("memadmin.audit.urls")),
     path("people/", include("memadmin.accounts.urls")),
     path("interop/", include("memadmin.interop.urls")),
+    path("undo/", include("memadmin.overview.urls")),
     path("admin/", admin.site.urls),
 ]
 

@@ -45,6 +45,7 @@ WRITE_ROLE = {
     "taxonomy": "curator",
     "interop": "editor",  # a sync writes memories; its pack is the default one
     "accounts": "admin",
+    "overview": "editor",  # undoing a change; the service asks more for a criteria change
 }
 # The role reads need where it is not viewer.
 READ_ROLE = {"accounts": "admin"}
@@ -95,6 +96,7 @@ ARGUMENTS = {
     "content_type_id": lambda w: ContentType.objects.get_for_model(Memory).pk,
     "app_label": lambda w: "memories",
     "url": lambda w: "no-such-page/",
+    "change_id": lambda w: "00000000-0000-4000-8000-000000000000",
 }
 PK_BY_AREA = {
     "memories": lambda w: w["memory"].pk,

@@ -14,6 +14,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from memadmin.accounts.roles import role_required
+from memadmin.audit.context import acting
+from memadmin.audit.undo_messages import undo_message
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
 
@@ -191,18 +193,23 @@ def composite_remove(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     status = 400 if form.errors else 200
     if form.is_valid():
         try:
-            composite_delete(
-                composite=composite,
-                actor=request.user,
-                reason=form.cleaned_data["reason"],
-                expected_fingerprint=form.cleaned_data["fingerprint"],
-            )
+            with acting(actor=request.user, reason=form.cleaned_data["reason"]) as change:
+                composite_delete(
+                    composite=composite,
+                    actor=request.user,
+                    reason=form.cleaned_data["reason"],
+                    expected_fingerprint=form.cleaned_data["fingerprint"],
+                )
         except CompositeChanged as changed:
             form.add_error(None, changed)
             composite = get_object_or_404(composites, pk=pk)  # as the refusal found it
             status = 409
         else:
-            messages.success(request, "Composite deleted; its memories are unchanged.")
+            undo_message(
+                request,
+                "Composite deleted; its memories are unchanged.",
+                change_id=change.change_id,
+            )
             return redirect("composites:index")
     context = {
         "composite": composite,

@@ -9,6 +9,8 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_tables2 import RequestConfig
 
 from memadmin.accounts.roles import has_role, role_required
+from memadmin.audit.context import acting
+from memadmin.audit.undo_messages import undo_message
 from memadmin.htmx_request import HtmxHttpRequest
 
 from . import selectors
@@ -116,13 +118,14 @@ def memory_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     context = {"form": form, "memory": memory, "project": memory.project}
     if request.method == "POST" and form.is_valid():
         try:
-            memory_update(
-                memory=memory,
-                actor=request.user,
-                reason=form.cleaned_data["reason"],
-                expected_updated_at=form.cleaned_data["expected_updated_at"],
-                **form.service_fields(),
-            )
+            with acting(actor=request.user, reason=form.cleaned_data["reason"]) as change:
+                updated = memory_update(
+                    memory=memory,
+                    actor=request.user,
+                    reason=form.cleaned_data["reason"],
+                    expected_updated_at=form.cleaned_data["expected_updated_at"],
+                    **form.service_fields(),
+                )
         except StaleEdit as error:
             context["conflict"] = error.current
             form.add_error(None, error)
@@ -132,6 +135,8 @@ def memory_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         except ValidationError as error:
             form.add_error(None, error)
         else:
+            if updated.updated_at != initial["expected_updated_at"]:
+                undo_message(request, f"Saved #{memory.display_id}.", change_id=change.change_id)
             if request.htmx:
                 return HttpResponseClientRedirect(reverse("memories:detail", args=[memory.pk]))
             return redirect("memories:detail", pk=memory.pk)

@@ -3,6 +3,7 @@
 from django import template
 
 from memadmin.audit.timeline import memory_timeline as timeline_of
+from memadmin.audit.undo_messages import undo_target as target_of
 
 register = template.Library()
 
@@ -20,3 +21,9 @@ def memory_timeline(memory, limit: int = RECENT) -> dict:
 def action_words(action: str) -> str:
     """Return an audit action as words: `person_created` reads "person created"."""
     return str(action).replace("_", " ")
+
+
+@register.filter
+def undo_target(message) -> str:
+    """Return the address a message's Undo form posts to, or "" (see `audit.undo_messages`)."""
+    return target_of(message)
