@@ -3,10 +3,11 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from django.views.generic import RedirectView
+
+from memadmin.overview.views import overview
 
 urlpatterns = [
-    path("", RedirectView.as_view(pattern_name="memories:list"), name="home"),
+    path("", overview, name="home"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("memories/", include("memadmin.memories.urls")),
@@ -18,5 +19,10 @@ urlpatterns = [
     path("people/", include("memadmin.accounts.urls")),
     path("interop/", include("memadmin.interop.urls")),
     path("curation/", include("memadmin.curation.urls")),
+    path("undo/", include("memadmin.overview.urls")),
     path("admin/", admin.site.urls),
 ]
+
+handler403 = "memadmin.overview.error_views.permission_denied"
+handler404 = "memadmin.overview.error_views.page_not_found"
+handler500 = "memadmin.overview.error_views.server_error"

@@ -46,6 +46,7 @@ WRITE_ROLE = {
     "interop": "editor",  # a sync writes memories; its pack is the default one
     "accounts": "admin",
     "curation": "editor",
+    "overview": "editor",  # undoing a change; the service asks more for a criteria change
 }
 # The role reads need where it is not viewer.
 READ_ROLE = {"accounts": "admin"}
@@ -97,6 +98,7 @@ ARGUMENTS = {
     "content_type_id": lambda w: ContentType.objects.get_for_model(Memory).pk,
     "app_label": lambda w: "memories",
     "url": lambda w: "no-such-page/",
+    "change_id": lambda w: "00000000-0000-4000-8000-000000000000",
 }
 PK_BY_AREA = {
     "memories": lambda w: w["memory"].pk,

@@ -58,15 +58,19 @@ class IdsField(forms.CharField):
 
 
 class MembersPickedForm(forms.Form):
-    """A form with a `members` picker that searches one project's memories."""
+    """A form whose memory pickers search one project's memories."""
 
     def __init__(self, *args, project: Project | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         if project is not None:
-            self.fields["members"].widget.project = project.pk
+            for field in self.fields.values():
+                if isinstance(field.widget, PickerInput):
+                    field.widget.project = project.pk
 
 
 class CompositeCreateForm(MembersPickedForm):
+    project = forms.ModelChoiceField(queryset=Project.objects.order_by("name"), empty_label=None)
+    head = IdsField(label="Head", help_text="The id of the memory the composite is about, e.g. 12.")
     type = forms.ChoiceField(choices=Composite.Type.choices, initial=Composite.Type.SEQUENCE)
     title = forms.CharField(required=False, max_length=200)
     members = IdsField(
@@ -76,6 +80,12 @@ class CompositeCreateForm(MembersPickedForm):
         "find it. You can add more later.",
     )
     reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
+
+    def clean_head(self) -> int:
+        ids = self.cleaned_data["head"]
+        if len(ids) != 1:
+            raise ValidationError("Name exactly one memory as the head.")
+        return ids[0]
 
 
 class MemberAddForm(MembersPickedForm):

@@ -142,7 +142,7 @@ def memories_by_display_ids(project, display_ids: list[int]) -> list[Memory]:
     """Return the project's memories with these display ids, in the order given.
 
     A display id is the upstream id of a synced memory, else ours. An id that names no
-    memory, or two, is refused with a message naming it.
+    memory, or two, is refused with a message naming it; every such id is named at once.
     """
     found = Memory.objects.filter(project=project).filter(
         Q(upstream_id__in=display_ids) | Q(upstream_id__isnull=True, pk__in=display_ids)
@@ -150,17 +150,20 @@ def memories_by_display_ids(project, display_ids: list[int]) -> list[Memory]:
     by_display: dict[int, list[Memory]] = {}
     for memory in found:
         by_display.setdefault(memory.display_id, []).append(memory)
-    result = []
+    result, problems = [], []
     for display_id in display_ids:
         matches = by_display.get(display_id, [])
         if not matches:
-            raise ValidationError(f"No memory #{display_id} in {project.name}.")
-        if len(matches) > 1:
-            raise ValidationError(
+            problems.append(f"No memory #{display_id} in {project.name}.")
+        elif len(matches) > 1:
+            problems.append(
                 f"#{display_id} names two memories in {project.name} (an upstream id and a "
                 "local one); add it from its memory page instead."
             )
-        result.append(matches[0])
+        else:
+            result.append(matches[0])
+    if problems:
+        raise ValidationError(problems)  # every bad id at once, not only the first
     return result
 
 

@@ -14,6 +14,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from memadmin.accounts.roles import role_required
+from memadmin.audit.context import acting
+from memadmin.audit.undo_messages import undo_message
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
 from memadmin.memories.picker import SELECT_LIMIT
@@ -111,33 +113,71 @@ def composite_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @role_required("editor")
 def composite_new(request: HtmxHttpRequest) -> HttpResponse:
-    """Create a composite headed by the memory named in `?head=`."""
-    head = get_object_or_404(
-        Memory.objects.select_related("project"), pk=request.GET.get("head") or 0
-    )
-    form = CompositeCreateForm(request.POST or None, project=head.project)
-    if request.method == "POST" and form.is_valid():
-        try:
-            members = selectors.memories_by_display_ids(head.project, form.cleaned_data["members"])
-            composite = composite_create(
-                head=head,
-                type=form.cleaned_data["type"],
-                title=form.cleaned_data["title"],
-                members=members,
-                actor=request.user,
-                reason=form.cleaned_data["reason"],
-            )
-        except ValidationError as error:
-            add_service_error(form, error)
-        else:
-            messages.success(request, "Composite created.")
-            return redirect("composites:detail", pk=composite.pk)
+    """Create a composite: a head and members by id; `?head=` (a memory's pk) fills the head in.
+
+    Every id that names no memory, the head's and the members', is reported at once.
+    """
+    preset = _preset_head(request.GET.get("head", ""))
+    initial = {"project": preset.project.pk, "head": str(preset.display_id)} if preset else {}
+    data = None
+    if request.method == "POST":
+        data = request.POST.copy()
+        for name, value in initial.items():  # a form posted from a memory's page names its head
+            data.setdefault(name, value)
+    form = CompositeCreateForm(data, initial=initial, project=preset.project if preset else None)
+    if request.method == "POST":
+        head, members = _resolve_ids(form)
+        if head is not None and not form.errors:
+            try:
+                composite = composite_create(
+                    head=head,
+                    type=form.cleaned_data["type"],
+                    title=form.cleaned_data["title"],
+                    members=members,
+                    actor=request.user,
+                    reason=form.cleaned_data["reason"],
+                )
+            except ValidationError as error:
+                add_service_error(form, error)
+            else:
+                messages.success(request, "Composite created.")
+                return redirect("composites:detail", pk=composite.pk)
     return render(
         request,
         "composites/new.html",
-        {"form": form, "head": head},
+        {"form": form, "head": preset},
         status=400 if form.errors else 200,
     )
+
+
+def _resolve_ids(form: CompositeCreateForm) -> tuple[Memory | None, list[Memory]]:
+    """Look up the typed head and members, adding an error for every id that names nothing."""
+    form.is_valid()
+    cleaned = getattr(form, "cleaned_data", {})
+    project = cleaned.get("project")
+    head, members = None, []
+    if project is None:
+        return head, members
+    if "head" in cleaned:
+        try:
+            head = selectors.memories_by_display_ids(project, [cleaned["head"]])[0]
+        except ValidationError as error:
+            form.add_error("head", error)
+    if "members" in cleaned:
+        try:
+            members = selectors.memories_by_display_ids(project, cleaned["members"])
+        except ValidationError as error:
+            form.add_error("members", error)
+    return head, members
+
+
+def _preset_head(value: str) -> Memory | None:
+    """Return the memory named by `?head=` (its pk), None without one; 404 if it names none."""
+    if not value:
+        return None
+    if not value.isdigit():
+        raise Http404("No such memory.")
+    return get_object_or_404(Memory.objects.select_related("project"), pk=int(value))
 
 
 @require_http_methods(["GET", "POST"])
@@ -155,18 +195,23 @@ def composite_remove(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     status = 400 if form.errors else 200
     if form.is_valid():
         try:
-            composite_delete(
-                composite=composite,
-                actor=request.user,
-                reason=form.cleaned_data["reason"],
-                expected_fingerprint=form.cleaned_data["fingerprint"],
-            )
+            with acting(actor=request.user, reason=form.cleaned_data["reason"]) as change:
+                composite_delete(
+                    composite=composite,
+                    actor=request.user,
+                    reason=form.cleaned_data["reason"],
+                    expected_fingerprint=form.cleaned_data["fingerprint"],
+                )
         except CompositeChanged as changed:
             form.add_error(None, changed)
             composite = get_object_or_404(composites, pk=pk)  # as the refusal found it
             status = 409
         else:
-            messages.success(request, "Composite deleted; its memories are unchanged.")
+            undo_message(
+                request,
+                "Composite deleted; its memories are unchanged.",
+                change_id=change.change_id,
+            )
             return redirect("composites:index")
     context = {
         "composite": composite,

@@ -13,3 +13,10 @@ for model in apps.get_app_config("interop").get_models():
     # Versions kept by django-simple-history are read on the history pages instead.
     if not model.__name__.startswith("Historical") and not admin.site.is_registered(model):
         admin.site.register(model, ReadOnlyAdmin)
+
+# The background worker's queue (django-tasks-db) is the worker's to write: read only here too,
+# so no admin page changes or deletes a job around the sync's own bookkeeping.
+for model in apps.get_app_config("django_tasks_database").get_models():
+    if admin.site.is_registered(model):
+        admin.site.unregister(model)
+    admin.site.register(model, ReadOnlyAdmin)

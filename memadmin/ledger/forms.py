@@ -66,6 +66,13 @@ class LedgerForm(forms.Form):
         required=False, choices=[("", "any reason"), *((r, r) for r in REASONS)]
     )
     page = forms.IntegerField(required=False, min_value=1)
+    find = forms.IntegerField(
+        required=False,
+        min_value=1,
+        label="Find memory",
+        widget=forms.NumberInput(attrs={"placeholder": "id"}),
+        error_messages={"invalid": "Find a memory by its id, a whole number like 473."},
+    )
 
     def __init__(self, data: QueryDict, *, budget: int, counter: str):
         """Bind the request's values over the defaults: the project's budget, plugin mode."""
@@ -77,9 +84,11 @@ class LedgerForm(forms.Form):
             "decision": "",
             "reason": "",
         }
-        for name in ("mode", "counter", "tie_break", "decision", "reason", "page"):
+        for name in ("mode", "counter", "tie_break", "decision", "reason", "page", "find"):
             if name in data:
-                values[name] = data.get(name)
+                values[name] = (
+                    data.get(name).strip().lstrip("#") if name == "find" else data.get(name)
+                )
         asked = chosen_budget(data)
         if asked is not None:
             values["budget"] = asked

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 from memadmin.accounts.roles import role_required
 from memadmin.core.clock import now_ms
 from memadmin.core.diagrams import budget_bar_svg
-from memadmin.core.ledger import LedgerResult
+from memadmin.core.ledger import LedgerResult, explain
 from memadmin.core.userconfig import UserBudget
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Project
@@ -111,7 +111,9 @@ def _preview_context(form: LedgerForm, project: Project, query) -> dict:
         return {"preview": preview, "budget": values["budget"]}
     result = preview.results[values["mode"]]
     rows = _shown_rows(result, values["decision"], values["reason"])
-    page = Paginator(rows, ROWS_PER_PAGE).get_page(values["page"] or 1)
+    found = _find(rows, values["find"])
+    number = found // ROWS_PER_PAGE + 1 if found is not None else values["page"] or 1
+    page = Paginator(rows, ROWS_PER_PAGE).get_page(number)
     by_id = preview.reads[values["mode"]].store.by_id
     query.pop("page", None)
     query.setlist("budget", [str(values["budget"])])
@@ -130,12 +132,38 @@ def _preview_context(form: LedgerForm, project: Project, query) -> dict:
         ),
         "page": page,
         "rows": [
-            (row, _excerpt(by_id[row.memory_id].content), preview.inputs.pk_of[row.memory_id])
+            (
+                row,
+                _excerpt(by_id[row.memory_id].content),
+                preview.inputs.pk_of[row.memory_id],
+                by_id[row.memory_id],
+                explain.decision(row, budget=result.budget),
+                _placement(result, by_id, row, values["tie_break"]),
+            )
             for row in page.object_list
         ],
+        "find": values["find"],
+        "found": found is not None,
         "row_count": len(rows),
         "query": query.urlencode(),
     }
+
+
+def _find(rows, memory_id: int | None) -> int | None:
+    """Return the position of the memory's row among the rows shown, or None."""
+    if memory_id is None:
+        return None
+    return next((i for i, row in enumerate(rows) if row.memory_id == memory_id), None)
+
+
+def _placement(result: LedgerResult, by_id, row, tie_break) -> str:
+    """Return what placed a competing row at its rank ("" for one that did not compete)."""
+    if row.order is None:
+        return ""
+    previous = result.rows[row.order - 2].memory_id if row.order > 1 else None
+    return explain.placement(
+        by_id[row.memory_id], by_id[previous] if previous is not None else None, tie_break
+    )
 
 
 def _excerpt(text: str) -> str:

@@ -1,6 +1,7 @@
 """Forms of bulk curation and merging. They parse what people send; the services hold the rules."""
 
 from django import forms
+from django.db.models import Count
 
 from memadmin.composites.models import Composite
 from memadmin.taxonomy.models import Category
@@ -82,9 +83,15 @@ class BulkForm(forms.Form):
     fingerprint = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
     next = forms.CharField(required=False, widget=forms.HiddenInput)
 
-    def __init__(self, *args, project=None, **kwargs):
+    def __init__(
+        self, *args, project=None, categories: list[tuple[str, str]] | None = None, **kwargs
+    ):
+        """Offer `categories` for a move (the list's selection), else every known category.
+
+        The composite picker searches `project`'s composites when the list shows one project.
+        """
         super().__init__(*args, **kwargs)
-        self.fields["category"].choices = [("", "—"), *category_choices()]
+        self.fields["category"].choices = [("", "—"), *(categories or category_choices())]
         composite = self.fields["composite"].widget
         composite.attrs["id"] = "bulk-composite"
         composite.project = project.pk if project is not None else None
@@ -99,9 +106,27 @@ class BulkForm(forms.Form):
         return target if target.startswith("/") and not target.startswith("//") else ""
 
 
-def category_choices() -> list[tuple[str, str]]:
-    """Return every category name of any project's pack, sorted."""
-    names = sorted(set(Category.objects.values_list("name", flat=True)))
+def category_choices(project=None, *, common: bool = False) -> list[tuple[str, str]]:
+    """Return category names to move memories to, sorted.
+
+    For a project: its writable categories. With `common`: the writable names every project
+    with a pack defines, so a move from "All projects" offers only what each row can take.
+    Otherwise: every category name of any project's pack.
+    """
+    categories = Category.objects.all()
+    if project is not None:
+        categories = categories.filter(project=project, legacy=False)
+    elif common:
+        projects = Category.objects.values("project").distinct().count()
+        names = (
+            categories.filter(legacy=False)
+            .values("name")
+            .annotate(projects=Count("project", distinct=True))
+            .filter(projects=projects)
+            .values_list("name", flat=True)
+        )
+        return [(name, name) for name in sorted(names)]
+    names = sorted(set(categories.values_list("name", flat=True)))
     return [(name, name) for name in names]
 
 

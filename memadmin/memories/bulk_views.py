@@ -18,6 +18,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from memadmin.accounts.roles import role_required
+from memadmin.audit.context import acting
+from memadmin.audit.undo_messages import undo_message
 from memadmin.htmx_request import HtmxHttpRequest
 
 from .bulk_forms import MERGE, BulkForm, MergeForm
@@ -72,21 +74,26 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
     options = {"category": data["category"] or "", "composite": data["composite"]}
     if "confirm" in request.POST and form.is_valid():
         try:
-            plan = bulk_apply(
-                action=data["action"],
-                memory_ids=data["ids"],
-                expected=data["expected"] or 0,
-                fingerprint=data["fingerprint"],
-                actor=request.user,
-                reason=data["reason"],
-                **options,
-            )
+            # One change id for the whole action, so the message's Undo can revert it.
+            with acting(actor=request.user, reason=data["reason"]) as change:
+                plan = bulk_apply(
+                    action=data["action"],
+                    memory_ids=data["ids"],
+                    expected=data["expected"] or 0,
+                    fingerprint=data["fingerprint"],
+                    actor=request.user,
+                    reason=data["reason"],
+                    **options,
+                )
         except StalePlan as stale:
             return _review(request, form, stale.plan, refusals=stale.messages, status=409)
         except ValidationError as error:
             plan = _plan_now(data["action"], data["ids"], options)
             return _review(request, form, plan, refusals=error.messages, status=409)
-        messages.success(request, _done(plan))
+        if plan.change and data["action"] != "add":  # memory versions: the undo reverts them
+            undo_message(request, _done(plan), change_id=change.change_id)
+        else:
+            messages.success(request, _done(plan))
         return redirect(_list_url(form))
     try:
         plan = bulk_plan(action=data["action"], memories=_selected(data["ids"]), **options)
@@ -160,7 +167,11 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
             # Merge errors name no form field (they are about the selection): show them above.
             form.add_error(None, ValidationError(error.messages))
         else:
-            messages.success(request, f"Merged {len(sources)} memories into #{result.display_id}.")
+            undo_message(
+                request,
+                f"Merged {len(sources)} memories into #{result.display_id}.",
+                url=reverse("memories:unmerge", args=[result.pk]),
+            )
             return redirect("memories:detail", pk=result.pk)
     return render(
         request,

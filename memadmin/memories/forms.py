@@ -6,14 +6,42 @@ from memadmin.taxonomy.selectors import category_names
 
 from .models import Memory, Project
 
+LIVE, ANY = "live", "any"
+STATUS_FILTERS = [
+    (LIVE, "Live (active, permanent)"),
+    (ANY, "Any status"),
+    *Memory.Status.choices,
+]
+EXPIRING_FILTERS = [("", "Any time"), ("7", "Expiring within 7 days")]
+
 
 class MemoryFilterForm(forms.Form):
+    """The list's filters. Category matches case-insensitively, a part of a name too."""
+
     project = forms.ModelChoiceField(
         queryset=Project.objects.order_by("name"), required=False, empty_label="All projects"
     )
-    category = forms.CharField(required=False, max_length=40)
-    status = forms.ChoiceField(choices=[("", "Any status"), *Memory.Status.choices], required=False)
+    category = forms.CharField(
+        required=False,
+        max_length=40,
+        widget=forms.TextInput(attrs={"list": "category-names", "autocomplete": "off"}),
+        help_text="A name or part of one, any case.",
+    )
+    status = forms.ChoiceField(choices=STATUS_FILTERS, required=False, initial=LIVE)
+    expiring = forms.ChoiceField(choices=EXPIRING_FILTERS, required=False, label="Expires")
     q = forms.CharField(required=False, max_length=200, label="Text")
+
+    def selector_filters(self) -> dict:
+        """Return the memory_list selector's arguments; no status chosen means live memories."""
+        data = self.cleaned_data if self.is_valid() else {}
+        status = data.get("status") or LIVE
+        return {
+            "project": data.get("project"),
+            "category": data.get("category", ""),
+            "status": "" if status == ANY else status,
+            "text": data.get("q", ""),
+            "expiring_days": int(data["expiring"]) if data.get("expiring") else None,
+        }
 
 
 class MemoryForm(forms.Form):

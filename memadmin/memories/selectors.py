@@ -2,11 +2,13 @@
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
+from memadmin.core.clock import now_ms
 from memadmin.taxonomy.models import Category
 
 from .models import Memory, Project
 
 MAX_ID = 2**63 - 1  # the largest id a BigIntegerField holds
+LIVE_STATUSES = (Memory.Status.ACTIVE, Memory.Status.PERMANENT)
 
 
 def project_list() -> QuerySet[Project]:
@@ -25,18 +27,35 @@ def memory_list(
     category: str = "",
     status: str = "",
     text: str = "",
+    expiring_days: int | None = None,
 ) -> QuerySet[Memory]:
-    """Return memories filtered by project, category, status and a text fragment."""
+    """Return memories filtered by project, category, status, a text fragment and expiry.
+
+    A category matches its name in any case, or a part of a name. Status `live` is active or
+    permanent. `expiring_days` keeps the memories whose expiry falls in that many days.
+    """
     memories = Memory.objects.select_related("project")
     if project is not None:
         memories = memories.filter(project=project)
     if category:
-        memories = memories.filter(category=category)
-    if status:
+        memories = memories.filter(category__icontains=category)
+    if status == "live":
+        memories = memories.filter(status__in=LIVE_STATUSES)
+    elif status:
         memories = memories.filter(status=status)
+    if expiring_days is not None:
+        now = now_ms()
+        memories = memories.filter(
+            expires_at__gte=now, expires_at__lt=now + expiring_days * 86_400_000
+        )
     if text:
         memories = memories.filter(content__icontains=text)
     return memories
+
+
+def category_names_known() -> list[str]:
+    """Return every category name of any project's pack, sorted (the filter's suggestions)."""
+    return sorted(set(Category.objects.values_list("name", flat=True)))
 
 
 def memory_detail(pk: int) -> Memory:

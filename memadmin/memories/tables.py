@@ -53,6 +53,15 @@ class MemoryTable(tables.Table):
         empty_text = "No memory matches these filters."
         order_by = ("-updated_at",)
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Under 700 px each row is a card: a cell names its column (the stylesheet shows it).
+        for bound in self.columns:
+            bound.column.attrs = {
+                **bound.column.attrs,
+                "td": {**bound.column.attrs.get("td", {}), "data-label": str(bound.header)},
+            }
+
     def render_id(self, record: Memory):
         return format_html(
             '<a href="{}">{}</a>', reverse("memories:detail", args=[record.pk]), record.display_id

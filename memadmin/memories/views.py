@@ -9,10 +9,12 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_tables2 import RequestConfig
 
 from memadmin.accounts.roles import has_role, role_required
+from memadmin.audit.context import acting
+from memadmin.audit.undo_messages import undo_message
 from memadmin.htmx_request import HtmxHttpRequest
 
 from . import selectors
-from .bulk_forms import BulkForm
+from .bulk_forms import BulkForm, category_choices
 from .forms import MemoryFilterForm, MemoryForm
 from .models import Memory, Project
 from .services import DuplicateMemory, StaleEdit, memory_update
@@ -28,13 +30,8 @@ PAGE_SIZE = 25
 def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     """Show the memory list; an htmx request gets only the table section."""
     form = MemoryFilterForm(request.GET or None)
-    filters = form.cleaned_data if form.is_valid() else {}
-    memories = selectors.memory_list(
-        project=filters.get("project"),
-        category=filters.get("category", ""),
-        status=filters.get("status", ""),
-        text=filters.get("q", ""),
-    )
+    filters = form.selector_filters()
+    memories = selectors.memory_list(**filters)
     # Only editors get the selection column and the bulk actions it feeds.
     can_edit = has_role(request.user, "editor")
     table = MemoryTable(memories, exclude=() if can_edit else ("select",))
@@ -42,10 +39,14 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     template_name = "memories/list.html"
     if request.htmx and not request.htmx.history_restore_request:
         template_name += "#table-section"
-    context = {"form": form, "table": table}
+    context = {"form": form, "table": table, "category_names": selectors.category_names_known()}
     if can_edit:
+        # A move offers only categories every row of the list could take.
+        categories = category_choices(filters["project"], common=filters["project"] is None)
         context["bulk_form"] = BulkForm(
-            initial={"next": request.get_full_path()}, project=filters.get("project")
+            initial={"next": request.get_full_path()},
+            project=filters.get("project"),
+            categories=categories,
         )
     return render(request, template_name, context)
 
@@ -120,13 +121,14 @@ def memory_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     context = {"form": form, "memory": memory, "project": memory.project}
     if request.method == "POST" and form.is_valid():
         try:
-            memory_update(
-                memory=memory,
-                actor=request.user,
-                reason=form.cleaned_data["reason"],
-                expected_updated_at=form.cleaned_data["expected_updated_at"],
-                **form.service_fields(),
-            )
+            with acting(actor=request.user, reason=form.cleaned_data["reason"]) as change:
+                updated = memory_update(
+                    memory=memory,
+                    actor=request.user,
+                    reason=form.cleaned_data["reason"],
+                    expected_updated_at=form.cleaned_data["expected_updated_at"],
+                    **form.service_fields(),
+                )
         except StaleEdit as error:
             context["conflict"] = error.current
             form.add_error(None, error)
@@ -139,6 +141,8 @@ def memory_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         except ValidationError as error:
             form.add_error(None, error)
         else:
+            if updated.updated_at != initial["expected_updated_at"]:
+                undo_message(request, f"Saved #{memory.display_id}.", change_id=change.change_id)
             if request.htmx:
                 return HttpResponseClientRedirect(reverse("memories:detail", args=[memory.pk]))
             return redirect("memories:detail", pk=memory.pk)

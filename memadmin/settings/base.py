@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "memadmin.ledger",
     "memadmin.interop",
     "memadmin.curation",
+    "memadmin.overview",
 ]
 
 MIDDLEWARE = [

@@ -11,6 +11,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memadmin.accounts.roles import has_role, role_required
+from memadmin.audit.context import acting
+from memadmin.audit.undo_messages import undo_message
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Project
 
@@ -199,9 +201,18 @@ def _apply(request, project_pk: int, name: str, verb: str, service, done: str) -
     category = category_or_404(project_pk, name)
     revision = _revision(request)
     try:
-        updated = service(category=category, actor=request.user, expected_revision=revision)
+        with acting(actor=request.user) as change:
+            updated = service(category=category, actor=request.user, expected_revision=revision)
     except StaleCriteria as stale:
         return _refused(request, stale, verb, revision)
+    if verb == "clear" and updated.revision != category.revision:
+        # The cleared edits can come back: the note carries an Undo of this change.
+        if request.htmx:
+            context = editor_context(updated, saved=done)
+            context["undo"] = reverse("overview:undo", args=[change.change_id])
+            return render(request, EDITOR, context)
+        undo_message(request, done, change_id=change.change_id)
+        return redirect(_page_url(updated))
     return _saved(request, updated, done if updated.revision != category.revision else "")
 
 

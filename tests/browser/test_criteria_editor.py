@@ -38,6 +38,7 @@ def test_editing_a_criterion_updates_preview_and_hash_in_place(
     assert page.locator("#field-definition ins").count() >= 1  # the difference from the pack
     assert page.evaluate("window.__marker") == "still here"  # no reload happened
 
+    page.click("#criteria-status summary:has-text('Clear override')")  # it asks first
     page.click("#criteria-status button:has-text('Clear override')")
     page.locator("#criteria-status", has_text="These criteria are the pack's own.").wait_for()
     assert page.locator("#field-definition .criteria-text").inner_text() == pack_definition
@@ -126,6 +127,7 @@ def test_editing_works_without_javascript(browser, live_server, project, people)
     assert page.locator("#field-definition .criteria-text").inner_text() == NEW_DEFINITION
     assert NEW_DEFINITION in page.locator("#historian-preview").inner_text()
     assert page.locator(".messages", has_text="Saved.").is_visible()
+    page.click("#criteria-status summary:has-text('Clear override')")  # it asks first
     page.click("#criteria-status button:has-text('Clear override')")
     page.wait_for_url(f"{live_server.url}/criteria/{project.pk}/OPS_RULES/")
     assert not category_by_name(project, "OPS_RULES").is_overridden
@@ -149,6 +151,7 @@ def test_a_stale_clear_is_refused_in_place_as_an_error(logged_in_page, live_serv
         criteria={**seen.effective_criteria, "definition": "Their definition."},
         actor="system",
     )
+    page.click("#criteria-status summary:has-text('Clear override')")  # it asks first
     page.click("#criteria-status button:has-text('Clear override')")
 
     alert = page.locator("#editor-section .conflict[role=alert]")
@@ -162,6 +165,7 @@ def test_a_stale_clear_is_refused_in_place_as_an_error(logged_in_page, live_serv
         "Their definition."
     )
 
+    page.click("#criteria-status summary:has-text('Clear override')")  # it asks first
     page.click("#criteria-status button:has-text('Clear override')")
     page.locator("#editor-section .saved", has_text="Override cleared.").wait_for()
     assert alert.count() == 0

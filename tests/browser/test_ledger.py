@@ -123,3 +123,28 @@ def test_copy_puts_the_exact_block_on_the_clipboard(logged_in_page, live_server,
     download = page.request.get(f"{live_server.url}/ledger/{store.pk}/download/?counter=heuristic")
     assert copied == download.text()
     assert "`just deploy &lt;env&gt;` &amp; check." in copied
+
+
+def test_an_excluded_row_states_its_need_and_what_was_left(logged_in_page, live_server, project):
+    """At a small budget a left-out row says how many tokens it needed and how many were left."""
+    memories = [
+        memory_create(
+            project=project,
+            category="OPS_RULES",
+            content=f"Rule {n:02d}: " + "keep this fact in mind always " * 12,
+            importance=90 - n,
+            actor="historian",
+        )
+        for n in range(12)
+    ]
+    page = logged_in_page("viewer")
+    page.goto(f"{live_server.url}/ledger/{project.pk}/?counter=heuristic&budget=500")
+    last = page.locator(f"#row-{memories[-1].pk}")
+    why = last.locator(".ledger-why").inner_text()
+    need, left = map(
+        int, re.fullmatch(r"needed (\d+) tokens, (\d+) left when its turn came", why).groups()
+    )
+    assert need > left
+    assert "importance 79" in last.locator(".ledger-placed").inner_text()
+    page.fill("#id_find", str(memories[3].pk))
+    page.locator(f"#row-{memories[3].pk}.found").wait_for()

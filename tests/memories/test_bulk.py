@@ -177,7 +177,7 @@ def test_restore_drops_the_archive_reason_from_each_memory(rows, client_as):
     )
     client = client_as("viewer")
     page = client.get(reverse("memories:detail", args=[rows[0].pk])).content.decode()
-    assert "<dt>Metadata</dt><dd><code>{&#x27;archive_reason&#x27;: &#x27;Old &lt;b&gt;" in page
+    assert "<dt>Metadata</dt><dd><code>{&quot;archive_reason&quot;: &quot;Old &lt;b&gt;" in page
     bulk_apply(action="restore", memory_ids=[m.pk for m in rows], expected=2, actor="agent")
     for memory in fresh(rows[:2]):
         assert (memory.status, memory.metadata) == ("active", {})

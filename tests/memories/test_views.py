@@ -131,7 +131,7 @@ def test_making_a_memory_permanent_shows_as_a_status_change_not_a_restore(client
     assert "Status: active → permanent" in newest
     assert "restored" not in page
     log = client.get(reverse("audit:index")).content.decode()
-    assert '<span class="badge action">status_changed</span>' in log
+    assert '<span class="badge action" title="status_changed">status changed</span>' in log
     assert '<option value="status_changed">status changed</option>' in log
     assert "restored" not in log
 

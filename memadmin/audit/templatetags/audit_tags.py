@@ -3,6 +3,7 @@
 from django import template
 
 from memadmin.audit.timeline import memory_timeline as timeline_of
+from memadmin.audit.undo_messages import undo_target as target_of
 
 register = template.Library()
 
@@ -14,3 +15,15 @@ def memory_timeline(memory, limit: int = RECENT) -> dict:
     """Render the memory's latest changes, newest first, with a link to all its versions."""
     entries = timeline_of(memory)
     return {"memory": memory, "entries": entries[:limit], "more": len(entries) > limit}
+
+
+@register.filter
+def action_words(action: str) -> str:
+    """Return an audit action as words: `person_created` reads "person created"."""
+    return str(action).replace("_", " ")
+
+
+@register.filter
+def undo_target(message) -> str:
+    """Return the address a message's Undo form posts to, or "" (see `audit.undo_messages`)."""
+    return target_of(message)

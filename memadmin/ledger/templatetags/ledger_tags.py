@@ -1,8 +1,9 @@
-"""The fragments section of the memory page: `{% load ledger_tags %}{% memory_fragments memory %}`."""
+"""The ledger on the memory page: `{% load ledger_tags %}{% memory_fragments memory %}`, `{% memory_injection memory %}`."""
 
 from django import template
 
 from memadmin.core.fragments import propose_split
+from memadmin.ledger.memory_injection import memory_injection as injection_of
 from memadmin.memories.models import Memory
 
 register = template.Library()
@@ -30,3 +31,9 @@ def memory_fragments(context, memory: Memory) -> dict:
         ).only("id", "upstream_id", "content"),
         "can_fragment": bool(can.get("edit")) and is_long(memory),
     }
+
+
+@register.inclusion_tag("ledger/includes/memory_injection.html")
+def memory_injection(memory: Memory) -> dict:
+    """Render "injected at budget B: yes or no, and why" for the memory's project."""
+    return {"memory": memory, "injection": injection_of(memory)}

@@ -1,0 +1,113 @@
+"""What the overview shows of each project, read in a fixed number of queries per project.
+
+Counts come from the database (GROUP BY), injection use from the ledger's own selector at the
+project's budget, stale headers from the header map's; nothing here walks memories one by one.
+"""
+
+from dataclasses import dataclass, field
+
+from django.db.models import Count
+
+from memadmin.audit.models import AuditEvent
+from memadmin.core.clock import now_ms
+from memadmin.headermap.stale_selectors import stale_header_ids
+from memadmin.ledger.counters import choose_counter
+from memadmin.ledger.selectors import ledger_preview
+from memadmin.memories.models import Memory, Project
+from memadmin.memories.selectors import LIVE_STATUSES, unknown_category_counts
+
+DAY_MS = 86_400_000
+EXPIRING_DAYS = 7
+EXPIRING_SHOWN = 5
+CHANGES_SHOWN = 10
+
+
+@dataclass(frozen=True)
+class Injection:
+    """One ledger mode at the project's budget: tokens used and the share of memories reached."""
+
+    mode: str
+    used_tokens: int
+    injected: int
+    reachable: int
+    eligible: int
+    share: float
+
+
+@dataclass
+class ProjectOverview:
+    """One project's figures for the overview."""
+
+    project: Project
+    total: int = 0
+    by_status: dict[str, int] = field(default_factory=dict)
+    by_category: list[tuple[str, int]] = field(default_factory=list)
+    injection: list[Injection] = field(default_factory=list)
+    counter_name: str = ""
+    stale_headers: int = 0
+    flagged: list[tuple[str, int]] = field(default_factory=list)
+    expiring: int = 0
+    expiring_soonest: list[Memory] = field(default_factory=list)
+    changes: list[AuditEvent] = field(default_factory=list)
+
+    @property
+    def live(self) -> int:
+        return sum(self.by_status.get(status, 0) for status in LIVE_STATUSES)
+
+
+def project_overviews() -> list[ProjectOverview]:
+    """Return every project's overview, by name."""
+    projects = list(Project.objects.order_by("name"))
+    overviews = {project.pk: ProjectOverview(project=project) for project in projects}
+    for row in Memory.objects.order_by().values("project", "status").annotate(n=Count("id")):
+        overview = overviews[row["project"]]
+        overview.by_status[row["status"]] = row["n"]
+        overview.total += row["n"]
+    live_categories = (
+        Memory.objects.filter(status__in=LIVE_STATUSES)
+        .order_by()
+        .values("project", "category")
+        .annotate(n=Count("id"))
+    )
+    for row in sorted(live_categories, key=lambda r: (-r["n"], r["category"])):
+        overviews[row["project"]].by_category.append((row["category"], row["n"]))
+    by_identity = {project.identity: overviews[project.pk] for project in projects}
+    for identity, category, count in unknown_category_counts():
+        by_identity[identity].flagged.append((category, count))
+    now = now_ms()
+    soon = Memory.objects.filter(
+        status__in=LIVE_STATUSES, expires_at__gte=now, expires_at__lt=now + EXPIRING_DAYS * DAY_MS
+    )
+    for row in soon.order_by().values("project").annotate(n=Count("id")):
+        overviews[row["project"]].expiring = row["n"]
+    for overview in overviews.values():
+        _fill_project(overview, soon, now)
+    return list(overviews.values())
+
+
+def _fill_project(overview: ProjectOverview, soon, now: int) -> None:
+    project = overview.project
+    if overview.expiring:
+        overview.expiring_soonest = list(
+            soon.filter(project=project).order_by("expires_at", "pk")[:EXPIRING_SHOWN]
+        )
+    overview.stale_headers = len(stale_header_ids(project))
+    overview.changes = list(
+        AuditEvent.objects.filter(project=project).order_by("-created_at", "-pk")[:CHANGES_SHOWN]
+    )
+    if overview.total:
+        preview = ledger_preview(
+            project, budget=project.injection_budget, counter=choose_counter(), now_ms=now
+        )
+        overview.counter_name = preview.counter.name
+        overview.injection = [
+            Injection(
+                mode=mode,
+                used_tokens=result.used_tokens,
+                injected=result.coverage.injected,
+                reachable=result.coverage.reachable,
+                eligible=result.coverage.eligible,
+                share=result.coverage.share,
+            )
+            for mode, result in preview.results.items()
+        ]

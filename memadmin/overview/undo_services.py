@@ -1,0 +1,136 @@
+"""Undo one change, through the audit trail and the existing revert services.
+
+A change is everything written under one change id (`audit.context.acting`): a bulk action,
+an archive, an edit, a criteria clear, a composite's deletion. Undoing it writes new
+versions, never rewrites old ones: each memory the change touched goes back to its version
+from just before (`memory_revert`), each category's criteria likewise (`criteria_revert`),
+a deleted composite is made again from what its deletion recorded (`composite_create`).
+
+Refused whole, nothing written: an unknown change, one undone already, or one that something
+later has written over (a newer version of one of its memories or categories): undoing it
+would overwrite that newer write.
+"""
+
+from dataclasses import dataclass
+from uuid import UUID
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+
+from memadmin.accounts.roles import has_role
+from memadmin.audit.context import acting
+from memadmin.audit.models import AuditEvent
+from memadmin.audit.revert_services import criteria_revert, memory_revert
+from memadmin.audit.services import audit_record
+from memadmin.composites.models import Composite
+from memadmin.composites.services import composite_create, composite_cursor_set
+from memadmin.memories.models import Memory
+from memadmin.taxonomy.models import Category
+
+UNDONE = "change_undone"
+
+
+@dataclass(frozen=True)
+class Undone:
+    """What an undo put back."""
+
+    memories: int = 0
+    categories: int = 0
+    composite: Composite | None = None
+
+    def summary(self) -> str:
+        """Return a sentence for the person who asked."""
+        parts = []
+        if self.memories:
+            parts.append(f"{self.memories} memor{'y' if self.memories == 1 else 'ies'} restored")
+        if self.categories:
+            parts.append(
+                f"criteria of {self.categories} categor{'y' if self.categories == 1 else 'ies'} put back"
+            )
+        if self.composite is not None:
+            parts.append(f"composite “{self.composite.title or self.composite.type}” made again")
+        return "Undone: " + ", ".join(parts) + "."
+
+
+def _before(history, object_ids: set[int], change_id: UUID) -> dict[int, object]:
+    """Return each object's version from just before the change; refuse if a later one exists."""
+    rows = list(history.filter(id__in=object_ids).order_by("id", "history_id"))
+    previous = {}
+    for object_id in object_ids:
+        versions = [row for row in rows if row.id == object_id]
+        first = next(i for i, row in enumerate(versions) if row.history_change_id == change_id)
+        if versions[-1].history_change_id != change_id:
+            raise ValidationError(
+                f"#{object_id} was changed again after this change; undo it from its history "
+                "instead, so the newer change is not lost."
+            )
+        if first == 0:
+            raise ValidationError(f"#{object_id} did not exist before this change.")
+        previous[object_id] = versions[first - 1]
+    return previous
+
+
+@transaction.atomic
+def change_undo(*, change_id: UUID, actor) -> Undone:
+    """Undo every write of one change; refuse whole, writing nothing, as the module says."""
+    events = list(AuditEvent.objects.filter(change_id=change_id).order_by("pk"))
+    if not events:
+        raise ValidationError("There is no such change to undo.")
+    if AuditEvent.objects.filter(action=UNDONE, changes__undoes=str(change_id)).exists():
+        raise ValidationError("This change was undone already.")
+    reason = f"Undo of change {change_id}"
+    memory_ids = set(
+        Memory.history.filter(history_change_id=change_id).values_list("id", flat=True)
+    )
+    category_ids = set(
+        Category.history.filter(history_change_id=change_id).values_list("id", flat=True)
+    )
+    deleted = [event for event in events if event.action == "composite_deleted"]
+    if not (memory_ids or category_ids or deleted):
+        raise ValidationError("This change cannot be undone here; see its history.")
+    if category_ids and not has_role(actor, "curator"):
+        raise PermissionDenied("Undoing a criteria change needs the curator role.")
+    memory_versions = _before(Memory.history, memory_ids, change_id)
+    category_versions = _before(Category.history, category_ids, change_id)
+    with acting(actor=actor, reason=reason, new_change=True):
+        for memory in Memory.objects.filter(pk__in=memory_ids).order_by("pk"):
+            memory_revert(
+                memory=memory, version=memory_versions[memory.pk], actor=actor, reason=reason
+            )
+        for version in category_versions.values():
+            criteria_revert(version=version, actor=actor, reason=reason)
+        composite = _remake(deleted[0], actor=actor, reason=reason) if deleted else None
+        audit_record(
+            action=UNDONE,
+            target=events[0],
+            project=events[0].project,
+            object_type="change",
+            changes={"undoes": str(change_id), "action": events[0].action},
+        )
+    return Undone(memories=len(memory_ids), categories=len(category_ids), composite=composite)
+
+
+def _remake(event: AuditEvent, *, actor, reason: str) -> Composite:
+    """Make a deleted composite again from what its deletion event recorded."""
+    recorded = event.changes
+    memories = Memory.objects.in_bulk([recorded["head"], *recorded["members"]])
+    missing = [pk for pk in [recorded["head"], *recorded["members"]] if pk not in memories]
+    if missing:
+        raise ValidationError(
+            "The composite cannot be made again: "
+            + ", ".join(f"memory {pk}" for pk in missing)
+            + " no longer exists."
+        )
+    composite = composite_create(
+        head=memories[recorded["head"]],
+        type=recorded["type"],
+        title=recorded.get("title", ""),
+        members=[memories[pk] for pk in recorded["members"]],
+        actor=actor,
+        reason=reason,
+    )
+    if recorded.get("cursor"):
+        composite = composite_cursor_set(
+            composite=composite, position=recorded["cursor"], actor=actor
+        )
+    return composite

@@ -1,0 +1,42 @@
+"""The overview at `/`: every project at a glance, each figure a link to the list behind it."""
+
+from urllib.parse import urlencode
+
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_GET
+
+from memadmin.accounts.roles import has_role
+from memadmin.core.diagrams.counts import Bar, counts_svg
+from memadmin.htmx_request import HtmxHttpRequest
+
+from .selectors import EXPIRING_DAYS, ProjectOverview, project_overviews
+
+
+@require_GET
+def overview(request: HtmxHttpRequest) -> HttpResponse:
+    """Show each project's totals, injection use, stale headers, flags, expiries and changes.
+
+    Any signed-in person may open `/`; someone without a role is told to ask for one.
+    """
+    if not has_role(request.user, "viewer"):
+        return render(request, "overview/index.html", {"no_role": True})
+    cards = [(overview, _chart(overview)) for overview in project_overviews()]
+    return render(request, "overview/index.html", {"cards": cards, "expiring_days": EXPIRING_DAYS})
+
+
+def list_url(**filters) -> str:
+    """Return the memory list's address with these filters."""
+    return reverse("memories:list") + "?" + urlencode(filters)
+
+
+def _chart(overview: ProjectOverview) -> str:
+    bars = [
+        Bar(name, count, list_url(project=overview.project.pk, category=name))
+        for name, count in overview.by_category
+    ]
+    summary = f"Live memories of {overview.project.name} by category"
+    # The SVG is built from escaped parts (memadmin.core.diagrams): trust is decided there.
+    return mark_safe(counts_svg(bars, summary=summary))

@@ -1,0 +1,137 @@
+"""Undo from the message that reported a change: it reverts through the audit trail."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from memadmin.composites.models import Composite
+from memadmin.composites.services import composite_create, composite_fingerprint
+from memadmin.memories.models import Memory
+from memadmin.memories.services import memory_create, memory_update
+from memadmin.taxonomy.selectors import category_by_name
+from memadmin.taxonomy.services import criteria_override_save
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def rows(project):
+    return [
+        memory_create(project=project, category="OPS_RULES", content=f"Rule {n}.", actor="agent")
+        for n in range(3)
+    ]
+
+
+def undo_url(html: str) -> str:
+    """Return the address of the Undo form in the page's messages."""
+    found = re.search(r'<form class="undo-form" method="post" action="([^"]+)"', html)
+    assert found, "the message carries no Undo"
+    return found[1]
+
+
+def bulk_archive(client, memories) -> str:
+    """Archive through the review and its confirmation; return the page shown after."""
+    ids = [m.pk for m in memories]
+    review = client.post("/memories/bulk/", {"ids": ids, "action": "archive"}).content.decode()
+    fingerprint = re.search(r'name="fingerprint" value="([^"]+)"', review)[1]
+    data = {"ids": ids, "action": "archive", "expected": len(ids), "fingerprint": fingerprint}
+    return client.post("/memories/bulk/", {**data, "confirm": "1"}, follow=True).content.decode()
+
+
+def test_undo_after_a_bulk_archive_restores_the_rows(client_as, rows):
+    """The message after a bulk archive has an Undo; it makes the rows active again, once."""
+    client = client_as("editor")
+    page = bulk_archive(client, rows[:2])
+    assert "Archived 2 memories." in page
+    url = undo_url(page)
+    after = client.post(url, {"next": "/memories/"}, follow=True).content.decode()
+    assert "Undone: 2 memories restored." in after
+    assert set(Memory.objects.values_list("status", flat=True)) == {"active"}
+    again = client.post(url, follow=True).content.decode()
+    assert "This change was undone already." in again
+
+
+def test_undo_is_refused_when_a_row_changed_since(client_as, rows):
+    """A newer write is never overwritten: the undo is refused whole."""
+    client = client_as("editor")
+    url = undo_url(bulk_archive(client, rows[:2]))
+    memory_update(memory=Memory.objects.get(pk=rows[0].pk), importance=90, actor="agent")
+    page = client.post(url, follow=True).content.decode()
+    assert "was changed again after this change" in page
+    assert set(
+        Memory.objects.filter(pk__in=[rows[0].pk, rows[1].pk]).values_list("status", flat=True)
+    ) == {"archived"}
+
+
+def test_undo_after_an_edit_brings_the_old_text_back(client_as, rows):
+    """Saving an edit offers Undo; it restores the text before the edit."""
+    client = client_as("editor")
+    memory = rows[0]
+    page = client.post(
+        f"/memories/{memory.pk}/edit/",
+        {
+            "content": "Rule 0, rewritten.",
+            "category": "OPS_RULES",
+            "importance": 50,
+            "scope": "project",
+            "status": "active",
+            "expected_updated_at": memory.updated_at,
+        },
+        follow=True,
+    ).content.decode()
+    client.post(undo_url(page))
+    assert Memory.objects.get(pk=memory.pk).content == "Rule 0."
+
+
+def test_undo_after_deleting_a_composite_makes_it_again(client_as, rows):
+    """The composite comes back with its head, members in order, type and title."""
+    composite = composite_create(
+        head=rows[0], type="sequence", members=[rows[2], rows[1]], title="Runbook", actor="agent"
+    )
+    client = client_as("editor")
+    page = client.post(
+        f"/composites/{composite.pk}/delete/",
+        {"fingerprint": composite_fingerprint(composite)},
+        follow=True,
+    ).content.decode()
+    assert not Composite.objects.exists()
+    client.post(undo_url(page))
+    again = Composite.objects.get()
+    assert (again.head, again.type, again.title) == (rows[0], "sequence", "Runbook")
+    assert [m.member for m in again.members.order_by("position")] == [rows[2], rows[1]]
+
+
+def test_clear_override_asks_first_and_can_be_undone(client_as, project):
+    """The page shows what a clear loses; after it, Undo puts the override back."""
+    category = category_by_name(project, "RESEARCH")
+    criteria = {**category.effective_criteria, "definition": "Our own definition."}
+    criteria_override_save(category=category, criteria=criteria, actor="agent")
+    category = category_by_name(project, "RESEARCH")
+    client = client_as("curator")
+    page = client.get(reverse("taxonomy:category", args=[project.pk, "RESEARCH"])).content.decode()
+    confirm = page.split('class="clear-confirm"', 1)[1].split("</details>", 1)[0]
+    assert "These edits will be lost" in confirm and "<strong>Definition</strong>" in confirm
+    assert "<ins>" in confirm and "own" in confirm
+    cleared = client.post(
+        reverse("taxonomy:clear", args=[project.pk, "RESEARCH"]),
+        {"revision": category.revision},
+        follow=True,
+    ).content.decode()
+    assert not category_by_name(project, "RESEARCH").is_overridden
+    client.post(undo_url(cleared))
+    assert category_by_name(project, "RESEARCH").effective_criteria["definition"] == (
+        "Our own definition."
+    )
+
+
+def test_an_archived_memory_offers_restore(client_as, rows):
+    """An archived memory's page has a Restore button leading to the one-row review."""
+    client = client_as("editor")
+    bulk_archive(client, rows[:1])
+    page = client.get(f"/memories/{rows[0].pk}/").content.decode()
+    assert "Restore…" in page
+    review = client.post(
+        "/memories/bulk/", {"ids": [rows[0].pk], "action": "restore"}
+    ).content.decode()
+    assert "1 row will change" in review
