@@ -9,7 +9,10 @@ from memadmin.memories.models import Memory
 from .counters import choose_counter
 from .selectors import ledger_preview
 
-MODE = "plugin"
+# The injection judged is a plugin's that reads the project's pack (for a magic-context pack,
+# the stock plugin's); a row the stock plugin's reader drops is named beside it.
+MODE = "pack"
+STOCK = "plugin"
 
 
 @dataclass(frozen=True)
@@ -24,17 +27,21 @@ class MemoryInjection:
     why: str
     placed: str
     counter: str
+    stock_dropped: str = ""
 
 
 def memory_injection(memory: Memory) -> MemoryInjection | None:
-    """Return the memory's row of its project's plugin-mode ledger at the project's budget."""
+    """Return the memory's row of its project's pack-mode ledger at the project's budget.
+
+    `stock_dropped` says why the stock plugin never injects it, when its reader drops it.
+    """
     project = memory.project
     preview = ledger_preview(
         project,
         budget=project.injection_budget,
         counter=choose_counter(),
         now_ms=now_ms(),
-        modes=(MODE,),
+        modes=(MODE, STOCK),
     )
     if preview.is_empty:
         return None
@@ -58,4 +65,7 @@ def memory_injection(memory: Memory) -> MemoryInjection | None:
         why=explain.decision(row, budget=result.budget),
         placed=placed,
         counter=preview.counter.name,
+        stock_dropped=next(
+            (d.reason for d in preview.results[STOCK].dropped if d.memory_id == shown), ""
+        ),
     )

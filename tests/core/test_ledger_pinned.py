@@ -117,6 +117,8 @@ def test_the_json_of_a_result_pins_every_key():
     row = {"kind": "standalone", "header_ids": [], "detail_ids": []}
     assert data == {
         "mode": "plugin",
+        "assumes": "",
+        "dropped": [],
         "tie_break": "id",
         "budget": 4000,
         "counter_name": "chars",

@@ -69,7 +69,8 @@ def test_the_memory_page_says_whether_it_is_injected_and_why(client_as, project,
     project.save()
     client = client_as("viewer")
     yes = client.get(f"/memories/{store[0].pk}/").content.decode()
-    assert "Injected at budget 500 (plugin mode): <strong>yes</strong>, fitted:" in yes
+    assert "Injected at budget 500 (pack mode): <strong>yes</strong>, fitted:" in yes
+    assert "The stock magic-context plugin never injects it: magic-context does not know" in yes
     no = client.get(f"/memories/{store[-1].pk}/").content.decode()
-    assert "Injected at budget 500 (plugin mode): <strong>no</strong>, needed" in no
-    assert f"?find={store[-1].pk}#row-{store[-1].pk}" in no
+    assert "Injected at budget 500 (pack mode): <strong>no</strong>, needed" in no
+    assert f"?mode=pack&amp;find={store[-1].pk}#row-{store[-1].pk}" in no
