@@ -8,5 +8,5 @@ urlpatterns = [
     path("", views.index, name="index"),
     path("stores/<int:pk>/sync/", views.store_sync, name="store_sync"),
     path("workspaces/", workspace_views.workspaces, name="workspaces"),
-    path("workspaces/<int:pk>/", workspace_views.workspace, name="workspace"),
+    path("workspaces/<int:workspace_pk>/", workspace_views.workspace, name="workspace"),
 ]
