@@ -27,6 +27,7 @@ from django.urls.resolvers import RegexPattern, RoutePattern
 from memadmin.accounts.roles import ROLES
 from memadmin.composites.reference_services import reference_set_freeze
 from memadmin.composites.services import composite_create
+from memadmin.interop.models import Workspace
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
@@ -99,6 +100,12 @@ ARGUMENTS = {
     "app_label": lambda w: "memories",
     "url": lambda w: "no-such-page/",
     "change_id": lambda w: "00000000-0000-4000-8000-000000000000",
+    # Workspaces come only from a store's sync: the row is made as the sync would keep it.
+    "workspace_pk": lambda w: (
+        Workspace.objects.get_or_create(
+            store=w["upstream_store"], upstream_id=1, defaults={"name": "team"}
+        )[0].pk
+    ),
 }
 PK_BY_AREA = {
     "memories": lambda w: w["memory"].pk,

@@ -13,5 +13,5 @@ urlpatterns = [
         name="conflict_resolve",
     ),
     path("workspaces/", workspace_views.workspaces, name="workspaces"),
-    path("workspaces/<int:pk>/", workspace_views.workspace, name="workspace"),
+    path("workspaces/<int:workspace_pk>/", workspace_views.workspace, name="workspace"),
 ]

@@ -33,9 +33,9 @@ def workspaces(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_GET
 @role_required("viewer")
-def workspace(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+def workspace(request: HtmxHttpRequest, workspace_pk: int) -> HttpResponse:
     """Show one workspace: its members (linked to their projects' ledgers) and its versions."""
-    row = get_object_or_404(_workspaces(), pk=pk)
+    row = get_object_or_404(_workspaces(), pk=workspace_pk)
     return render(
         request,
         "interop/workspace.html",

@@ -9,7 +9,16 @@ from memadmin.core.tokens import COUNTER_NAMES
 
 BUDGET_MESSAGE = f"The budget must be a whole number between {BUDGET_MIN} and {BUDGET_MAX} tokens."
 REASONS = (OVER_BUDGET, LAZY_DETAIL, EXPIRED, ARCHIVED, SUPERSEDED)
-MODES_SHOWN = ("plugin", "pack", "headers")  # every mode is assembled; one is shown
+MODES_SHOWN = ("plugin", "pack", "headers")  # the coverage table's order
+
+
+def modes_to_assemble(mode: str) -> tuple[str, ...]:
+    """Return the modes a page assembles: the stock plugin and headers always, pack when shown.
+
+    Plugin mode's dropped rows and both modes' coverage are on every page; pack mode costs a
+    third assembly of a large store, so it is made only when asked for.
+    """
+    return ("plugin", "headers", "pack") if mode == "pack" else ("plugin", "headers")
 
 
 def chosen_budget(data: QueryDict) -> str | None:

@@ -16,7 +16,7 @@ from memadmin.memories.models import Project
 
 from .counters import choose_counter
 from .fidelity_views import fidelity_context
-from .forms import MODES_SHOWN, LedgerForm
+from .forms import MODES_SHOWN, LedgerForm, modes_to_assemble
 from .plugin_context import ledger_budget
 from .selectors import LedgerPreview, ledger_preview, ledger_projects
 
@@ -49,7 +49,7 @@ def _preview(form: LedgerForm, project: Project) -> LedgerPreview:
         counter=choose_counter(values["counter"]),
         now_ms=now_ms(),
         tie_break=values["tie_break"],
-        modes=MODES_SHOWN,
+        modes=modes_to_assemble(values["mode"]),
     )
 
 
@@ -124,7 +124,7 @@ def _preview_context(form: LedgerForm, project: Project, query) -> dict:
         "result": result,
         "modes": [
             (other, f"{other.coverage.share:.0%}")
-            for other in (preview.results[mode] for mode in MODES_SHOWN)
+            for other in (preview.results[m] for m in MODES_SHOWN if m in preview.results)
         ],
         **fidelity_context(preview, result),
         "bar": budget_bar_svg(

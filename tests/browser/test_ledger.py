@@ -12,7 +12,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def store(project):
-    """Twenty memories of about 30 tokens each, three of them under a header."""
+    """Twenty memories of about 30 tokens each, three of them under a header.
+
+    Their ops-six categories are the pack's: pack mode injects them, the stock plugin drops them.
+    """
     memories = [
         memory_create(
             project=project,
@@ -34,7 +37,7 @@ def heading(page) -> str:
 def test_moving_the_budget_changes_the_ledger(logged_in_page, live_server, store):
     """The slider and the number box each redraw the preview, and keep each other in step."""
     page = logged_in_page("viewer")
-    page.goto(f"{live_server.url}/ledger/{store.pk}/?counter=heuristic")
+    page.goto(f"{live_server.url}/ledger/{store.pk}/?counter=heuristic&mode=pack")
     page.evaluate("window.__marker = 'still here'")
     assert re.search(r"20 memories injected", heading(page))
 
@@ -116,11 +119,13 @@ def test_copy_puts_the_exact_block_on_the_clipboard(logged_in_page, live_server,
     )
     page = logged_in_page("viewer")
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
-    page.goto(f"{live_server.url}/ledger/{store.pk}/?counter=heuristic")
+    page.goto(f"{live_server.url}/ledger/{store.pk}/?counter=heuristic&mode=pack")
     page.click("button.copy")
     page.locator("button.copy", has_text="Copied").wait_for()
     copied = page.evaluate("navigator.clipboard.readText()")
-    download = page.request.get(f"{live_server.url}/ledger/{store.pk}/download/?counter=heuristic")
+    download = page.request.get(
+        f"{live_server.url}/ledger/{store.pk}/download/?counter=heuristic&mode=pack"
+    )
     assert copied == download.text()
     assert "`just deploy &lt;env&gt;` &amp; check." in copied
 

@@ -172,3 +172,20 @@ def test_a_bad_config_file_is_named_and_the_default_used(tmp_path, text, problem
     budget = user_budget(environ=environ, migrations=78)
     assert budget.tokens == 4000 and "default up to 0.46" in budget.source
     assert problem in budget.problems[0]
+
+
+def test_in_a_workspace_only_the_row_that_opened_a_category_is_charged_its_tags():
+    """A row admitted in the fill phase after a later row of its category pays no tags."""
+    workspace = Workspace(
+        "git:a",
+        member_order([WorkspaceMember("git:a", "a"), WorkspaceMember("git:b", "b")]),
+        ("CONSTRAINTS",),
+    )
+    big = memory(1, "CONSTRAINTS", project="git:a", importance=90, content="x " * 1200)
+    small = memory(2, "CONSTRAINTS", project="git:a", importance=10, content="y")
+    read = read_for_mode([big, small], mode="plugin", now_ms=NOW, workspace=workspace)
+    result = assemble_read(read, budget=1000, counter=HeuristicCounter())
+    assert result.injected_ids == [1, 2]  # 2 in the floor phase, 1 in the fill
+    assert sum(r.tokens for r in result.rows if r.injected) + result.wrapper_tokens == (
+        result.used_tokens
+    )

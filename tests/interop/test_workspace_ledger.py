@@ -189,3 +189,28 @@ def test_a_config_file_that_does_not_parse_falls_back_to_the_default(tmp_path, h
     body = client_as("viewer").get(f"/ledger/{api.pk}/").content.decode()
     assert "does not parse" in body and "the default budget is used" in body
     assert 'id="budget-number" name="budget" min="500" max="20000" step="1" value="8000"' in body
+
+
+def test_headers_mode_shares_the_same_way_and_members_add_up(tmp_path):
+    """Headers mode carries the same foreign lines; each member's share sums to the whole."""
+    from memadmin.core.tokens import HeuristicCounter
+    from memadmin.ledger.counters import CounterChoice
+    from memadmin.ledger.selectors import ledger_preview
+
+    path = build_team_store(tmp_path / "context.db")
+    context_db_sync(path=path)
+    api = Project.objects.get(identity=API)
+    preview = ledger_preview(
+        api,
+        budget=8000,
+        counter=CounterChoice(HeuristicCounter()),
+        now_ms=NOW,
+        modes=("plugin", "headers"),
+    )
+    plugin, headers = preview.results["plugin"], preview.results["headers"]
+    assert "[web&gt;ui]" in headers.rendered
+    shares = preview.member_shares("plugin")
+    assert [share.identity for share in shares] == [API, OPS, WEB]  # "api <", "ops &", "web>"
+    assert sum(share.injected for share in shares) == plugin.coverage.injected
+    assert sum(share.tokens for share in shares) + plugin.wrapper_tokens == plugin.used_tokens
+    assert all(share.injected for share in shares)

@@ -136,7 +136,9 @@ class LedgerRows(Sequence[LedgerRow]):
                 injected = before > 0 and admitted[before - 1] == position
                 running_total = totals[before - 1] if before else admission.start
                 first = opened.get(category)
-                if first is None or first >= position:  # it opened its category, or would have
+                # It opened its category, or would have. (A workspace's phases can admit a row
+                # after a later one of its category: then it did not pay the tags.)
+                if first is None or first == position or (not injected and first > position):
                     tokens += tag_costs[category]
                 reason = None if injected else OVER_BUDGET
                 order = position + 1
