@@ -128,16 +128,21 @@ def sync_settle(
     SyncConflict.objects.filter(
         pk__in=[c.pk for pk, c in existing.items() if pk in digests and pk not in conflicting]
     ).delete()
-    SyncConflict.objects.bulk_create(
+    found = [
         SyncConflict(
+            pk=existing[d.pk].pk if d.pk in existing else None,
             memory_id=d.pk,
             store=store,
             store_values={**values_curated(d.store), "id": d.upstream_id},
             memadmin_values=values_curated(d.memadmin),
-            found_at=now,
+            found_at=existing[d.pk].found_at if d.pk in existing else now,
         )
         for d in plan.conflicts
-        if d.pk not in existing
+    ]
+    # A conflict found again keeps its date and shows both sides as they are now.
+    SyncConflict.objects.bulk_create([c for c in found if c.pk is None])
+    SyncConflict.objects.bulk_update(
+        [c for c in found if c.pk is not None], ["store_values", "memadmin_values"]
     )
 
 
