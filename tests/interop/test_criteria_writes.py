@@ -94,3 +94,20 @@ def test_pull_only_writes_no_criteria(synced, settings):
         actor="system",
     )
     assert set(meta(path)) == {"store_uuid"}
+
+
+def test_a_clear_the_store_refuses_is_reported_on_the_page(synced, client_as):
+    """The store gone: the clear is refused with the reason, and the override stays."""
+    from django.urls import reverse
+
+    path, project = synced
+    criteria_override_save(
+        category=category_by_name(project, "NAMING"), criteria=changed_naming(project), actor="system"
+    )
+    path.unlink()
+    response = client_as("curator").post(
+        reverse("taxonomy:clear", args=[project.pk, "NAMING"]), follow=True
+    )
+    assert response.status_code == 200
+    assert "refused the criteria" in response.content.decode()
+    assert category_by_name(project, "NAMING").is_overridden
