@@ -194,7 +194,10 @@ def probe(upstream: UpstreamStore, identity: str) -> str:
     try:
         connection = open_readonly(path, timeout=0.2)
     except StoreError as error:
-        return f"the store file cannot be opened: {error}"
+        return (
+            f"the store file cannot be opened: {error} (on a server without the file, "
+            "set MEMADMIN_STORE_WRITES=pending to keep edits for the next sync)"
+        )
     try:
         found = store.read_store_uuid(connection)
         expected = store_uuid_of(upstream)

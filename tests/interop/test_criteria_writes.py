@@ -102,7 +102,9 @@ def test_a_clear_the_store_refuses_is_reported_on_the_page(synced, client_as):
 
     path, project = synced
     criteria_override_save(
-        category=category_by_name(project, "NAMING"), criteria=changed_naming(project), actor="system"
+        category=category_by_name(project, "NAMING"),
+        criteria=changed_naming(project),
+        actor="system",
     )
     path.unlink()
     response = client_as("curator").post(
