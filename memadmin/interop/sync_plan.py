@@ -118,6 +118,7 @@ class SyncPlan:
     pushes: list[Divergence] = field(default_factory=list)
     conflicts: list[Divergence] = field(default_factory=list)
     bases: dict[int, str] = field(default_factory=dict)  # upstream id -> digest now
+    pull_only: bool = False
 
     @property
     def total_flagged(self) -> int:
@@ -229,7 +230,7 @@ def plan_sync(
     memadmin and not in the store yet, which is pushed as a new row).
     """
     bases = {} if bases is None else bases
-    plan = SyncPlan()
+    plan = SyncPlan(pull_only=pull_only)
     in_scope = {memory.id for memory in memories}
     references = _References(upstream_of_pk, in_scope | set(upstream_of_pk.values()))
     rows = _existing_rows(existing, references)

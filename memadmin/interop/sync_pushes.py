@@ -21,7 +21,8 @@ from memadmin.core.contextdb import RowProblem, StoreError
 from memadmin.core.contextdb import writing as store_writing
 from memadmin.memories.models import Memory, Project
 
-from .models import StoreBase, SyncConflict, UpstreamStore
+from .criteria_services import criteria_entries
+from .models import PendingCriteria, StoreBase, SyncConflict, UpstreamStore
 from .row_writes import rows_insert, rows_update
 from .store_values import memory_curated, memory_digest, memory_insert_values
 from .store_writes import store_timeout, store_uuid_of
@@ -49,8 +50,14 @@ def plan_bases(projects: Iterable[Project]) -> dict[int, str]:
 
 
 def store_push(plan: SyncPlan, *, store: UpstreamStore, path, now: int) -> Pushed:
-    """Write each of the plan's pushes to the store; a refused one becomes a warning."""
+    """Write each of the plan's pushes to the store; a refused one becomes a warning.
+
+    Criteria changed on a server without the file go too (`criteria_push`).
+    """
     pushed = Pushed()
+    if plan.pull_only:
+        return pushed
+    criteria_push(store=store, path=path, now=now, warnings=pushed.warnings)
     if not plan.pushes:
         return pushed
     memories = Memory.objects.select_related("project").in_bulk(d.pk for d in plan.pushes)
@@ -87,6 +94,24 @@ def store_push(plan: SyncPlan, *, store: UpstreamStore, path, now: int) -> Pushe
             continue
         pushed.memories[memory.pk] = memory
     return pushed
+
+
+def criteria_push(*, store: UpstreamStore, path, now: int, warnings: list) -> None:
+    """Write the criteria keys of the store's projects marked pending, and drop the marks."""
+    for pending in PendingCriteria.objects.filter(
+        project__upstream_link__store=store
+    ).select_related("project__pack"):
+        try:
+            with store_writing.store_transaction(
+                path, store_uuid=store_uuid_of(store), timeout=store_timeout(), now=now
+            ) as tx:
+                tx.set_meta(criteria_entries(pending.project))
+        except StoreError as error:
+            warnings.append(
+                RowProblem("context_store_meta", None, "criteria", f"not pushed: {error}")
+            )
+            continue
+        pending.delete()
 
 
 def _take_counters(memory: Memory, store_values: tuple) -> None:
