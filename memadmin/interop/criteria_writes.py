@@ -4,6 +4,8 @@ Registered in `memadmin.taxonomy.store_hooks`. With write-through on (see `store
 the project's criteria keys and surface hash (`criteria_services.criteria_entries`, the
 `export_criteria` format) are upserted into the store's `context_store_meta` in one checked
 transaction; a refusal raises `CriteriaStoreRefused` and memadmin's change rolls back.
+On a server that cannot reach the file (``pending``) the project is marked
+(`PendingCriteria`) and the next sync where the file is writes its keys (`sync_pushes`).
 """
 
 from memadmin.core.clock import now_ms
@@ -12,7 +14,8 @@ from memadmin.core.contextdb import writing as store
 from memadmin.taxonomy.store_hooks import CriteriaStoreRefused
 
 from .criteria_services import criteria_entries
-from .store_writes import THROUGH, project_store, store_mode, store_timeout, store_uuid_of
+from .models import PendingCriteria
+from .store_writes import OFF, PENDING, project_store, store_mode, store_timeout, store_uuid_of
 
 
 class CriteriaGateway:
@@ -21,7 +24,10 @@ class CriteriaGateway:
     def written(self, project) -> None:
         """Upsert the project's criteria keys; raise CriteriaStoreRefused when refused."""
         upstream = project_store(project)
-        if upstream is None or store_mode() != THROUGH or project.pack_id is None:
+        if upstream is None or project.pack_id is None or store_mode() == OFF:
+            return
+        if store_mode() == PENDING:
+            PendingCriteria.objects.get_or_create(project=project, defaults={"since": now_ms()})
             return
         entries = criteria_entries(project)
         try:

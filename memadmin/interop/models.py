@@ -375,3 +375,19 @@ class UnreadValue(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.upstream_id} {self.column}={self.value!r}"
+
+
+class PendingCriteria(models.Model):
+    """A synced project whose criteria changed on a server that cannot reach its store.
+
+    The next sync on the machine with the file writes the project's criteria keys into the
+    store's ``context_store_meta`` and drops this row.
+    """
+
+    project = models.OneToOneField(
+        "memories.Project", on_delete=models.CASCADE, related_name="pending_criteria"
+    )
+    since = models.BigIntegerField(help_text="Milliseconds since the epoch.")
+
+    def __str__(self) -> str:
+        return f"criteria of {self.project_id} pending since {self.since}"

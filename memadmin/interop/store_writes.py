@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 from memadmin.core.clock import now_ms
 from memadmin.core.contextdb import StoreError
@@ -50,7 +51,12 @@ PROBE_SECONDS = 2.0
 
 def store_mode() -> str:
     """Return how edits of synced projects reach their store: through, pending or off."""
-    return getattr(settings, "MEMADMIN_STORE_WRITES", THROUGH)
+    mode = getattr(settings, "MEMADMIN_STORE_WRITES", THROUGH)
+    if mode not in (THROUGH, PENDING, OFF):
+        raise ImproperlyConfigured(
+            f"MEMADMIN_STORE_WRITES is {mode!r}; it must be one of: {THROUGH}, {PENDING}, {OFF}"
+        )
+    return mode
 
 
 def store_timeout() -> float:
@@ -188,7 +194,10 @@ def probe(upstream: UpstreamStore, identity: str) -> str:
     try:
         connection = open_readonly(path, timeout=0.2)
     except StoreError as error:
-        return f"the store file cannot be opened: {error}"
+        return (
+            f"the store file cannot be opened: {error} (on a server without the file, "
+            "set MEMADMIN_STORE_WRITES=pending to keep edits for the next sync)"
+        )
     try:
         found = store.read_store_uuid(connection)
         expected = store_uuid_of(upstream)
@@ -197,7 +206,7 @@ def probe(upstream: UpstreamStore, identity: str) -> str:
                 f"{path} is now another store (store_uuid {found or 'none'}, expected "
                 f"{expected or 'none'}); nothing is written to it"
             )
-        columns = store._column_facts(connection)
+        columns = store.column_facts(connection)
         reason = store.unwritable_reason(columns)
         if reason:
             return f"{path}: {reason}"
@@ -239,17 +248,19 @@ class _Write:
         ) as tx:
             tx.check_project(self.identity)
             new_ids: dict[int, int] = {}
+            # New rows first (a memory of the project the store lacks becomes one), so
+            # a supersede in the same call can name the row it points at.
             for change in self.changes:
                 memory = change.memory
                 if change.kind == "create" or (
-                    change.kind == "update" and memory.upstream_id is None
+                    change.kind in ("update", "seen") and memory.upstream_id is None
                 ):
                     values = memory_insert_values(memory, self.identity, upstream_of)
                     memory.upstream_id = tx.insert(values)
                     new_ids[id(memory)] = memory.upstream_id
             for change in self.changes:
                 memory = change.memory
-                if change.kind == "create" or (id(memory) in new_ids and change.kind == "update"):
+                if id(memory) in new_ids:
                     continue
                 old = self.olds[memory.pk]
                 base = bases.get(memory.pk)
@@ -260,6 +271,14 @@ class _Write:
                 )
                 if change.kind == "delete":
                     tx.delete(memory.upstream_id, expected=expected)
+                    continue
+                if change.kind == "seen":
+                    seen = {name: getattr(memory, name) for name in ("seen_count", "last_seen_at")}
+                    tx.update(
+                        memory.upstream_id,
+                        {**seen, "updated_at": old.updated_at},
+                        expected=expected,
+                    )
                     continue
                 sets = _changed_columns(old, memory, self.identity)
                 successor = None

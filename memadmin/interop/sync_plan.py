@@ -20,82 +20,27 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from memadmin.core.contextdb import RowProblem, UpstreamMemory
-from memadmin.core.contextdb.writing import curated_digest
 
 from .sync_checks import identity_problem, row_problems
-
-# The Memory fields a sync mirrors from upstream, in tuple order (references come after).
-FIELDS = (
-    "category",
-    "content",
-    "normalized_hash",
-    "importance",
-    "scope",
-    "shareable",
-    "source_session_id",
-    "source_type",
-    "seen_count",
-    "retrieval_count",
-    "first_seen_at",
-    "created_at",
-    "updated_at",
-    "last_seen_at",
-    "last_retrieved_at",
-    "status",
-    "expires_at",
-    "verification_status",
-    "verified_at",
-    "classified_at",
-    "metadata",
-    "upstream_gone_at",
+from .sync_threeway import (  # noqa: F401  (values_curated too is imported from here)
+    Divergence,
+    diverged,
+    new_in_memadmin,
+    values_curated,
+    values_digest,
 )
-# Positions inside a values tuple: the project identity first, then FIELDS, then references.
-PROJECT = 0
-CATEGORY = 1
-NORMALIZED_HASH = 3
-GONE_AT = 1 + FIELDS.index("upstream_gone_at")
-SUPERSEDED = 1 + len(FIELDS)
-MERGED = SUPERSEDED + 1
-VALUE_NAMES = ("project", *FIELDS, "superseded_by", "merged_from")
+from .sync_values import (  # noqa: F401  (FIELDS and the positions are imported from here)
+    CATEGORY,
+    FIELDS,
+    GONE_AT,
+    MERGED,
+    NORMALIZED_HASH,
+    PROJECT,
+    SUPERSEDED,
+    VALUE_NAMES,
+)
 
 CHANGED, ADOPTED, BACK = "changed", "adopted", "back"
-# The curated values of a values tuple, by store column (see writing.CURATED_COLUMNS).
-_CURATED_AT = {
-    "project_path": PROJECT,
-    **{
-        name: 1 + FIELDS.index(name)
-        for name in (
-            "category",
-            "content",
-            "importance",
-            "scope",
-            "shareable",
-            "status",
-            "expires_at",
-            "metadata",
-        )
-    },
-}
-
-
-def values_digest(values: tuple) -> str:
-    """Return the curated digest of a values tuple (the same as of the store's row)."""
-    return curated_digest({name: values[index] for name, index in _CURATED_AT.items()})
-
-
-def values_curated(values: tuple) -> dict:
-    """Return the curated values of a values tuple by store column."""
-    return {name: values[index] for name, index in _CURATED_AT.items()}
-
-
-@dataclass(frozen=True)
-class Divergence:
-    """A row memadmin changed since its base: pushed (store unchanged) or a conflict."""
-
-    pk: int
-    upstream_id: int | None
-    store: tuple | None
-    memadmin: tuple
 
 
 @dataclass(frozen=True)
@@ -173,6 +118,7 @@ class SyncPlan:
     pushes: list[Divergence] = field(default_factory=list)
     conflicts: list[Divergence] = field(default_factory=list)
     bases: dict[int, str] = field(default_factory=dict)  # upstream id -> digest now
+    pull_only: bool = False
 
     @property
     def total_flagged(self) -> int:
@@ -284,7 +230,7 @@ def plan_sync(
     memadmin and not in the store yet, which is pushed as a new row).
     """
     bases = {} if bases is None else bases
-    plan = SyncPlan()
+    plan = SyncPlan(pull_only=pull_only)
     in_scope = {memory.id for memory in memories}
     references = _References(upstream_of_pk, in_scope | set(upstream_of_pk.values()))
     rows = _existing_rows(existing, references)
@@ -314,13 +260,13 @@ def plan_sync(
             continue
         else:
             kind = BACK if row.values[GONE_AT] is not None else CHANGED
-            if not pull_only and _diverged(plan, row, memory.id, values, bases.get(row.pk)):
+            if not pull_only and diverged(plan, row, memory.id, values, bases.get(row.pk)):
                 continue
         plan.updates.append(Update(row.pk, memory.id, row.values, values, kind))
         plan.bases[memory.id] = values_digest(values)
         counts.changed += 1
     if not pull_only:
-        _new_in_memadmin(plan, rows, bases, adopted={u.pk for u in plan.updates})
+        new_in_memadmin(plan, rows, bases, adopted={u.pk for u in plan.updates})
     for divergence in plan.pushes:
         plan.counts[divergence.memadmin[PROJECT]].pushed += 1
     for divergence in plan.conflicts:
@@ -337,33 +283,6 @@ def plan_sync(
             plan.counts[row.values[PROJECT]].gone += 1
     _check_unique(plan, rows, memories, wanted)
     return plan
-
-
-def _diverged(plan: SyncPlan, row: "Existing", upstream_id: int, values: tuple, base) -> bool:
-    """Return True when memadmin changed the row since its base: record a push or conflict.
-
-    Only the store changed (or no base is kept): False, the row is pulled. Only memadmin
-    changed: a push. Both changed to the same curated values: False, pulled. Both changed
-    otherwise: a conflict, neither side written.
-    """
-    if not base or row.values[GONE_AT] is not None:
-        return False
-    mine = values_digest(row.values)
-    if mine == base:
-        return False
-    theirs = values_digest(values)
-    if theirs == mine:
-        return False
-    divergence = Divergence(row.pk, upstream_id, values, row.values)
-    (plan.pushes if theirs == base else plan.conflicts).append(divergence)
-    return True
-
-
-def _new_in_memadmin(plan: SyncPlan, rows: list["Existing"], bases, adopted: set[int]) -> None:
-    """Push the memories written in memadmin for the store that it does not hold yet."""
-    for row in rows:
-        if row.upstream_id is None and bases.get(row.pk) == "" and row.pk not in adopted:
-            plan.pushes.append(Divergence(row.pk, None, None, row.values))
 
 
 def _existing_rows(existing: list[tuple], references: _References) -> list[Existing]:

@@ -21,7 +21,8 @@ from memadmin.core.contextdb import RowProblem, StoreError
 from memadmin.core.contextdb import writing as store_writing
 from memadmin.memories.models import Memory, Project
 
-from .models import StoreBase, SyncConflict, UpstreamStore
+from .criteria_services import criteria_entries
+from .models import PendingCriteria, StoreBase, SyncConflict, UpstreamStore
 from .row_writes import rows_insert, rows_update
 from .store_values import memory_curated, memory_digest, memory_insert_values
 from .store_writes import store_timeout, store_uuid_of
@@ -49,8 +50,14 @@ def plan_bases(projects: Iterable[Project]) -> dict[int, str]:
 
 
 def store_push(plan: SyncPlan, *, store: UpstreamStore, path, now: int) -> Pushed:
-    """Write each of the plan's pushes to the store; a refused one becomes a warning."""
+    """Write each of the plan's pushes to the store; a refused one becomes a warning.
+
+    Criteria changed on a server without the file go too (`criteria_push`).
+    """
     pushed = Pushed()
+    if plan.pull_only:
+        return pushed
+    criteria_push(store=store, path=path, now=now, warnings=pushed.warnings)
     if not plan.pushes:
         return pushed
     memories = Memory.objects.select_related("project").in_bulk(d.pk for d in plan.pushes)
@@ -87,6 +94,24 @@ def store_push(plan: SyncPlan, *, store: UpstreamStore, path, now: int) -> Pushe
             continue
         pushed.memories[memory.pk] = memory
     return pushed
+
+
+def criteria_push(*, store: UpstreamStore, path, now: int, warnings: list) -> None:
+    """Write the criteria keys of the store's projects marked pending, and drop the marks."""
+    for pending in PendingCriteria.objects.filter(
+        project__upstream_link__store=store
+    ).select_related("project__pack"):
+        try:
+            with store_writing.store_transaction(
+                path, store_uuid=store_uuid_of(store), timeout=store_timeout(), now=now
+            ) as tx:
+                tx.set_meta(criteria_entries(pending.project))
+        except StoreError as error:
+            warnings.append(
+                RowProblem("context_store_meta", None, "criteria", f"not pushed: {error}")
+            )
+            continue
+        pending.delete()
 
 
 def _take_counters(memory: Memory, store_values: tuple) -> None:
@@ -128,16 +153,21 @@ def sync_settle(
     SyncConflict.objects.filter(
         pk__in=[c.pk for pk, c in existing.items() if pk in digests and pk not in conflicting]
     ).delete()
-    SyncConflict.objects.bulk_create(
+    found = [
         SyncConflict(
+            pk=existing[d.pk].pk if d.pk in existing else None,
             memory_id=d.pk,
             store=store,
             store_values={**values_curated(d.store), "id": d.upstream_id},
             memadmin_values=values_curated(d.memadmin),
-            found_at=now,
+            found_at=existing[d.pk].found_at if d.pk in existing else now,
         )
         for d in plan.conflicts
-        if d.pk not in existing
+    ]
+    # A conflict found again keeps its date and shows both sides as they are now.
+    SyncConflict.objects.bulk_create([c for c in found if c.pk is None])
+    SyncConflict.objects.bulk_update(
+        [c for c in found if c.pk is not None], ["store_values", "memadmin_values"]
     )
 
 

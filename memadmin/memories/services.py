@@ -305,7 +305,9 @@ def memory_write_or_bump(
     with acting(actor=actor, reason=reason):
         existing.seen_count = seen_before + 1
         existing.last_seen_at = max(now, existing.last_seen_at)
+        receipt = store_write(project=project, changes=[StoreChange(existing, "seen")])
         existing.save(update_fields=["seen_count", "last_seen_at"])
+        receipt.settle()
         audit_record(
             action="seen_again",
             target=existing,

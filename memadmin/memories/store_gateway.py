@@ -58,8 +58,8 @@ class StoreChange:
     """One memory's change: its new state (unsaved), and what kind of change it is.
 
     ``kind`` is "create", "update", "supersede" (archived, superseded by ``memory``'s
-    ``superseded_by``, which may be the memory a "create" of the same call makes) or
-    "delete". ``before`` holds the curated values memadmin showed before the change.
+    ``superseded_by``, which may be the memory a "create" of the same call makes), "seen"
+    (an exact duplicate written again: only its seen count and time move) or "delete".
     """
 
     memory: Memory

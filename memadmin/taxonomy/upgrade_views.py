@@ -21,6 +21,7 @@ from memadmin.accounts.roles import role_required
 from memadmin.core.packs import PackError, PackNotFoundError, PackSpec, load_pack
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Project
+from memadmin.memories.store_gateway import StoreRefused
 
 from .criteria_fields import LABELS, field_text
 from .editor import MovedField
@@ -183,6 +184,11 @@ def pack_apply(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
     except UpgradeRefused:
         # The plan shown held refusals (the page offers no apply then): show it again.
         return _render(request, project, planned, files, apply=apply, status=400)
+    except StoreRefused as refused:
+        # The project's store refused the moves: nothing was written on either side.
+        return _render(
+            request, project, planned, files, apply=apply, refusal=refused.messages[0], status=409
+        )
     if plan.kind == NOTHING:
         messages.info(request, f"Nothing to do: {project.name} already runs {plan.new_pack}.")
     else:

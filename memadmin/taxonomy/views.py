@@ -27,6 +27,7 @@ from .services import (
     criteria_override_keep,
     criteria_override_save,
 )
+from .store_hooks import CriteriaStoreRefused
 
 PAGE = "taxonomy/category.html"
 EDITOR = PAGE + "#editor-section"
@@ -205,6 +206,10 @@ def _apply(request, project_pk: int, name: str, verb: str, service, done: str) -
             updated = service(category=category, actor=request.user, expected_revision=revision)
     except StaleCriteria as stale:
         return _refused(request, stale, verb, revision)
+    except CriteriaStoreRefused as refused:
+        # The project's store refused the criteria keys: nothing was done on either side.
+        messages.error(request, " ".join(refused.messages))
+        return redirect(_page_url(category))
     if verb == "clear" and updated.revision != category.revision:
         # The cleared edits can come back: the note carries an Undo of this change.
         if request.htmx:

@@ -90,3 +90,30 @@ class Server:
             self.process.kill()
             self.process.wait()
             self.process = None
+
+
+class Browserless:
+    """A signed-in HTTP client of a served dashboard: cookies and CSRF, no JavaScript."""
+
+    def __init__(self, url: str):
+        import http.cookiejar
+
+        self.url = url
+        self.cookies = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
+
+    def get(self, path: str) -> str:
+        with self.opener.open(f"{self.url}{path}", timeout=30) as response:
+            return response.read().decode()
+
+    def post(self, path: str, fields: dict, *, timeout: float = 30) -> str:
+        import urllib.parse
+
+        token = next(c.value for c in self.cookies if c.name == "csrftoken")
+        data = urllib.parse.urlencode({**fields, "csrfmiddlewaretoken": token}).encode()
+        with self.opener.open(f"{self.url}{path}", data=data, timeout=timeout) as response:
+            return response.read().decode()
+
+    def login(self, username: str, password: str) -> None:
+        self.get("/login/")
+        self.post("/login/", {"username": username, "password": password})

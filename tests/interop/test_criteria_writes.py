@@ -94,3 +94,44 @@ def test_pull_only_writes_no_criteria(synced, settings):
         actor="system",
     )
     assert set(meta(path)) == {"store_uuid"}
+
+
+def test_a_clear_the_store_refuses_is_reported_on_the_page(synced, client_as):
+    """The store gone: the clear is refused with the reason, and the override stays."""
+    from django.urls import reverse
+
+    path, project = synced
+    criteria_override_save(
+        category=category_by_name(project, "NAMING"),
+        criteria=changed_naming(project),
+        actor="system",
+    )
+    path.unlink()
+    response = client_as("curator").post(
+        reverse("taxonomy:clear", args=[project.pk, "NAMING"]), follow=True
+    )
+    assert response.status_code == 200
+    assert "refused the criteria" in response.content.decode()
+    assert category_by_name(project, "NAMING").is_overridden
+
+
+def test_criteria_changed_on_a_team_server_reach_the_store_at_the_next_sync(synced, settings):
+    """Kept pending where the file is out of reach; the sync where it is writes the keys."""
+    from memadmin.interop.models import PendingCriteria
+
+    path, project = synced
+    settings.MEMADMIN_STORE_WRITES = "pending"
+    criteria_override_save(
+        category=category_by_name(project, "NAMING"),
+        criteria=changed_naming(project),
+        actor="system",
+    )
+    assert set(meta(path)) == {"store_uuid"}
+    assert PendingCriteria.objects.filter(project=project).exists()
+    settings.MEMADMIN_STORE_WRITES = "through"
+    context_db_sync(path=path, pull_only=True)
+    assert set(meta(path)) == {"store_uuid"}  # pull-only writes nothing
+    context_db_sync(path=path)
+    stored = meta(path)
+    assert {k: v for k, v in stored.items() if k != "store_uuid"} == criteria_entries(project)
+    assert not PendingCriteria.objects.exists()

@@ -226,3 +226,20 @@ def test_pull_only_writes_nothing(synced_store, people, settings):
     memory_update(memory=synced(1), actor=people["editor"], content="Local only.")
     assert store_row(synced_store, 1)["content"].startswith("Use scripts")
     assert log_rows(synced_store) == []
+
+
+def test_an_exact_duplicate_written_again_bumps_the_store_row(synced_store, people):
+    """Writing a text the category has bumps seen_count and last_seen_at in the store too."""
+    from memadmin.memories.services import memory_write_or_bump
+
+    memory, created = memory_write_or_bump(
+        project=Project.objects.get(identity=PROJECT),
+        category="PROJECT_RULES",
+        content="use scripts/release.sh   VERSION for releases.",
+        actor=people["editor"],
+    )
+    assert not created
+    row = store_row(synced_store, 1)
+    assert (row["seen_count"], row["last_seen_at"]) == (2, memory.last_seen_at)
+    assert row["content"] == "Use scripts/release.sh VERSION for releases."
+    assert context_db_sync(path=synced_store).changed == 0

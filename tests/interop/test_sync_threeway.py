@@ -168,3 +168,20 @@ def test_a_resolution_over_a_store_that_moved_again_is_refused(synced_store, con
     assert store_row(synced_store, 1)["content"] == "Fourth text."
     assert synced(1).content == "Use the office VPN."
     assert SyncConflict.objects.count() == 1
+
+
+def test_the_command_counts_pulled_pushed_conflicted_and_takes_pull_only(
+    synced_store, people, pending
+):
+    """`sync_context_db` prints the three-way counts; `--pull-only` pushes nothing."""
+    import io
+
+    from django.core.management import call_command
+
+    memory_update(memory=synced(1), actor=people["editor"], content="Use the office VPN.")
+    agent_edit(synced_store, 2, "Tabs, never spaces.")
+    pending()
+    out = io.StringIO()
+    call_command("sync_context_db", str(synced_store), "--no-progress", "--pull-only", stdout=out)
+    assert "three-way: 2 pulled, 0 pushed, 0 conflicted" in out.getvalue()
+    assert store_row(synced_store, 1)["content"] == "Use the VPN."

@@ -165,7 +165,8 @@ def unwritable_reason(columns: Mapping[str, tuple[bool, object]]) -> str:
     return ""
 
 
-def _column_facts(connection: sqlite3.Connection) -> dict[str, tuple[bool, object]]:
+def column_facts(connection: sqlite3.Connection) -> dict[str, tuple[bool, object]]:
+    """Return each ``memories`` column mapped to (NOT NULL, its default)."""
     rows = connection.execute("PRAGMA table_info(memories)").fetchall()
     return {row[1]: (bool(row[3]) and not row[5], row[4]) for row in rows}
 
@@ -223,7 +224,7 @@ class StoreTransaction:
         self.connection = connection
         self.path = path
         self.now = now
-        self.columns = _column_facts(connection)
+        self.columns = column_facts(connection)
         self.bumped: set[str] = set()
 
     # --- reading

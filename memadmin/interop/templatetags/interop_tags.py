@@ -12,7 +12,7 @@ from django.urls import reverse
 from memadmin.core.worddiff import word_diff
 from memadmin.memories.models import Memory, Project
 
-from ..models import StoreBase, SyncConflict
+from ..models import PendingCriteria, StoreBase, SyncConflict
 from ..store_writes import GATEWAY, PENDING, project_store, store_mode
 
 register = template.Library()
@@ -30,6 +30,7 @@ def store_banner(project: Project | None) -> dict:
         "pending": StoreBase.objects.filter(
             memory__project=project, pending_since__isnull=False
         ).count(),
+        "criteria_pending": PendingCriteria.objects.filter(project=project).exists(),
     }
 
 
