@@ -19,7 +19,7 @@ from memadmin.memories.models import Memory, Project
 
 from .embeddings import ProjectVectors, project_vectors
 from .grouping import theme_groups
-from .models import Analysis, MemoryEmbedding, RelatedMemories
+from .models import BLOCK_SIZE, Analysis, MemoryEmbedding, RelatedBlock
 from .similarity import Neighbours, lexical_neighbours, vector_neighbours
 
 LEXICAL_THRESHOLD = 0.6  # default: TF-IDF cosine of a near-duplicate pair
@@ -153,14 +153,17 @@ def analysis_save(
     """Replace the project's analysis and related memories with `computed`."""
     with transaction.atomic():
         analysis, _ = Analysis.objects.select_for_update().get_or_create(project=project)
-        RelatedMemories.objects.filter(project=project).delete()
-        RelatedMemories.objects.bulk_create(
+        blocks: dict[int, dict[str, list]] = {}
+        for pk, neighbours in computed.related.items():
+            if neighbours:
+                blocks.setdefault(pk // BLOCK_SIZE, {})[str(pk)] = neighbours
+        RelatedBlock.objects.filter(project=project).delete()
+        RelatedBlock.objects.bulk_create(
             (
-                RelatedMemories(memory_id=pk, project=project, neighbours=neighbours)
-                for pk, neighbours in computed.related.items()
-                if neighbours
+                RelatedBlock(project=project, block=block, neighbours=neighbours)
+                for block, neighbours in sorted(blocks.items())
             ),
-            batch_size=BATCH,
+            batch_size=100,
         )
         analysis.fingerprint = fingerprint
         analysis.state = Analysis.State.DONE
