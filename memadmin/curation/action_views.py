@@ -45,7 +45,11 @@ def archive(request: HtmxHttpRequest, memory_pk: int):
     keep = Memory.objects.filter(pk=keep_pk, project=memory.project).first() if keep_pk else None
     try:
         duplicate_archive(
-            memory=memory, keep=keep, actor=request.user, reason=form.cleaned_data["reason"]
+            memory=memory,
+            keep=keep,
+            actor=request.user,
+            reason=form.cleaned_data["reason"],
+            expected_updated_at=form.cleaned_data["expected_updated_at"],
         )
     except ValidationError as error:
         for message in _messages_of(error):

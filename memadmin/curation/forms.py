@@ -44,6 +44,7 @@ class ArchiveForm(forms.Form):
     """Archive one memory of a pair, keeping the other."""
 
     keep = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    expected_updated_at = forms.IntegerField(widget=forms.HiddenInput, required=False)
     reason = forms.CharField(required=False, max_length=500, label="Why (optional)")
     next = forms.CharField(widget=forms.HiddenInput, required=False)
 

@@ -52,6 +52,7 @@ def test_the_page_shows_each_pair_with_similarity_diff_and_actions(themed, clien
     assert "<del>" in html or "<ins>" in html
     assert f"{reverse('memories:merge')}?ids={pair[0].pk}&amp;ids={pair[1].pk}" in html
     assert reverse("curation:archive", args=[pair[1].pk]) in html
+    assert f'name="expected_updated_at" value="{pair[1].updated_at}"' in html
     assert "Group as alternatives" in html
 
 
@@ -72,6 +73,16 @@ def test_archiving_one_of_a_pair_keeps_the_other(themed, client_as):
     assert pair[1].status == "archived"
     assert pair[1].metadata["archive_reason"] == f"near-duplicate of #{pair[0].display_id}"
     assert Memory.objects.get(pk=pair[0].pk).status == "active"
+
+
+def test_archiving_a_memory_changed_since_the_page_is_refused(themed, client_as):
+    """An archive posted with an older version of the memory is refused; nothing changes."""
+    _, pair, _, _ = themed
+    url = reverse("curation:archive", args=[pair[1].pk])
+    stale = {"keep": pair[0].pk, "expected_updated_at": pair[1].updated_at - 1}
+    response = client_as("editor").post(url, stale, follow=True)
+    assert b"changed since the page was shown" in response.content
+    assert Memory.objects.get(pk=pair[1].pk).status == "active"
 
 
 def test_a_viewer_cannot_archive(themed, client_as):
