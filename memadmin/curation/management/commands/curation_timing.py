@@ -116,7 +116,12 @@ class Command(BaseCommand):
 
     def _report(self, label: str, timing: Timing) -> None:
         total = timing.compute_s + timing.save_s
-        met = "met" if total < TARGET_S else "missed"
+        if total < TARGET_S:
+            met = "met"
+        elif timing.compute_cpu_s + timing.save_s < TARGET_S:
+            met = "missed on the clock only: the CPU time is within it, the machine is busy"
+        else:
+            met = "missed"
         self.stdout.write(
             f"{label}: computed in {timing.compute_s:.1f} s ({timing.compute_cpu_s:.1f} s CPU), "
             f"kept in {timing.save_s:.1f} s; total {total:.1f} s (target under {TARGET_S} s: "
