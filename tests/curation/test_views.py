@@ -179,3 +179,27 @@ def test_the_navigation_links_curation(client_as, db):
     """Every page's navigation links the curation pages."""
     html = client_as("viewer").get(reverse("curation:index")).content
     assert b'href="/curation/" aria-current="page">Curation' in html
+
+
+def test_a_project_of_one_memory_gets_empty_lists(project, client_as):
+    """One memory: no cluster, no suggestion, no related memory, and no error."""
+    memory = memory_create(project=project, category="OPS_RULES", content="Alone.", actor="system")
+    viewer = client_as("viewer")
+    duplicates = viewer.get(reverse("curation:duplicates", args=[project.pk]))
+    assert b"0 clusters" in duplicates.content
+    assert (
+        b"0 suggestions" in viewer.get(reverse("curation:suggestions", args=[project.pk])).content
+    )
+    detail = viewer.get(reverse("memories:detail", args=[memory.pk])).content
+    assert b"No related memory" in detail
+
+
+def test_asking_again_recomputes_the_analysis(themed, client_as):
+    """ "Try again" (an editor's POST) computes the analysis anew and returns to the page."""
+    project, *_ = themed
+    client_as("editor").get(reverse("curation:duplicates", args=[project.pk]))
+    Analysis.objects.filter(project=project).update(notices=["from the run before"])
+    response = client_as("editor").post(reverse("curation:refresh", args=[project.pk]))
+    assert response.status_code == 302
+    analysis = Analysis.objects.get(project=project)
+    assert analysis.state == "done" and analysis.notices == []
