@@ -125,6 +125,15 @@ def analysis_compute(project: Project) -> Computed:
         for pk in ids
     ]
     themes = theme_groups(neighbour_rows, threshold=THEME_THRESHOLD["lexical"])
+    if vectors.matrix is not None and not all(pk in position for pk in vectors.memory_ids):
+        # a memory archived between the two reads: leave its vector out
+        keep = [row for row, pk in enumerate(vectors.memory_ids) if pk in position]
+        vectors = ProjectVectors(
+            model_id=vectors.model_id,
+            memory_ids=[vectors.memory_ids[row] for row in keep],
+            matrix=vectors.matrix[keep],
+            notices=vectors.notices,
+        )
     if vectors.matrix is not None and len(vectors.memory_ids) > 1:
         semantic = vector_neighbours(
             vectors.matrix, k=RELATED_COUNT, threshold=CANDIDATE_FLOOR["embedding"]
