@@ -5,6 +5,8 @@ suggestion or pair links to a page that shows the composite to be made, its head
 members, and makes it only on that page's POST.
 """
 
+from collections import Counter
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
@@ -85,6 +87,7 @@ def group(request: HtmxHttpRequest, project_pk: int):
         "type": kind,
         "head": str(head.pk),
         "header_text": text,
+        "header_category": Counter(m.category for m in memories).most_common(1)[0][0],
         "title": " ".join(words[:4]).capitalize(),
     }
     form = GroupForm(

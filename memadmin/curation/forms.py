@@ -19,6 +19,7 @@ class ThresholdForm(forms.Form):
         max_value=1,
         step_size=0.01,
         required=False,
+        initial=LEXICAL_THRESHOLD,
         label="Lexical threshold",
         help_text="TF-IDF cosine of the two texts.",
     )
@@ -27,6 +28,7 @@ class ThresholdForm(forms.Form):
         max_value=1,
         step_size=0.01,
         required=False,
+        initial=EMBEDDING_THRESHOLD,
         label="Embedding threshold",
         help_text="Cosine of the two stored vectors.",
     )
