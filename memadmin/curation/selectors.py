@@ -61,6 +61,11 @@ class ClusterView:
     memories: list[Memory]
     pairs: list[PairView]
 
+    @property
+    def categories(self) -> list[str]:
+        """Return the categories the cluster's memories are in (a merge needs just one)."""
+        return sorted({memory.category for memory in self.memories})
+
 
 @dataclass(frozen=True)
 class Suggestion:

@@ -50,10 +50,24 @@ def test_the_page_shows_each_pair_with_similarity_diff_and_actions(themed, clien
     assert f"#{pair[0].pk}" in html and f"#{pair[1].pk}" in html
     assert "lexical similarity <strong>" in html
     assert "<del>" in html or "<ins>" in html
-    assert f"{reverse('memories:merge')}?ids={pair[0].pk}&amp;ids={pair[1].pk}" in html
+    # the pair spans two categories: no merge is offered, archiving is
+    assert "a merge stays within one category" in html
     assert reverse("curation:archive", args=[pair[1].pk]) in html
     assert f'name="expected_updated_at" value="{pair[1].updated_at}"' in html
     assert "Group as alternatives" in html
+
+
+def test_a_cluster_in_one_category_offers_the_merge_review(project, client_as):
+    """Memories of one category link to the merge review page with their ids."""
+    first, second = (
+        memory_create(project=project, category="OPS_RULES", content=text, actor="system")
+        for text in (
+            "Rotate the TLS keys of the edge every 90 days.",
+            "Every 90 days rotate the edge TLS keys.",
+        )
+    )
+    html = client_as("editor").get(reverse("curation:duplicates", args=[project.pk])).content
+    assert f"{reverse('memories:merge')}?ids={first.pk}&amp;ids={second.pk}".encode() in html
 
 
 def test_a_viewer_sees_no_actions(themed, client_as):
