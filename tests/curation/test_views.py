@@ -124,7 +124,9 @@ def test_grouping_shows_the_composite_first_and_makes_nothing(themed, client_as)
     response = client_as("editor").get(f"{reverse('curation:group', args=[project.pk])}?{query}")
     assert response.status_code == 200
     assert b"Make the composite" in response.content
-    assert b"release, train" in response.content.lower() or b"release" in response.content
+    assert b"Theme: release, train, tag, build, staging." in response.content
+    head = f'value="{theme[2].pk}" required id="id_head_2" checked'  # the most important
+    assert head.encode() in response.content
     assert not Composite.objects.exists()
 
 
