@@ -219,3 +219,21 @@ def test_asking_again_recomputes_the_analysis(themed, client_as):
     assert response.status_code == 302
     analysis = Analysis.objects.get(project=project)
     assert analysis.state == "done" and analysis.notices == []
+
+
+def test_a_failed_analysis_says_why_and_offers_to_try_again(themed, client_as, monkeypatch):
+    """A run that fails is not retried on every view: the page shows the error and a button."""
+    project, *_ = themed
+
+    def broken(project):
+        raise RuntimeError("the disk is full")
+
+    monkeypatch.setattr("memadmin.curation.tasks.analysis_refresh", broken)
+    editor = client_as("editor")
+    html = editor.get(reverse("curation:duplicates", args=[project.pk])).content.decode()
+    assert "The last analysis failed: RuntimeError: the disk is full" in html
+    assert "Try again" in html
+    assert Analysis.objects.get(project=project).state == "failed"
+    monkeypatch.undo()
+    editor.post(reverse("curation:refresh", args=[project.pk]))
+    assert Analysis.objects.get(project=project).state == "done"
