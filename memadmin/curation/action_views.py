@@ -5,6 +5,8 @@ suggestion or pair links to a page that shows the composite to be made, its head
 members, and makes it only on that page's POST.
 """
 
+from collections import Counter
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
@@ -45,7 +47,11 @@ def archive(request: HtmxHttpRequest, memory_pk: int):
     keep = Memory.objects.filter(pk=keep_pk, project=memory.project).first() if keep_pk else None
     try:
         duplicate_archive(
-            memory=memory, keep=keep, actor=request.user, reason=form.cleaned_data["reason"]
+            memory=memory,
+            keep=keep,
+            actor=request.user,
+            reason=form.cleaned_data["reason"],
+            expected_updated_at=form.cleaned_data["expected_updated_at"],
         )
     except ValidationError as error:
         for message in _messages_of(error):
@@ -81,6 +87,7 @@ def group(request: HtmxHttpRequest, project_pk: int):
         "type": kind,
         "head": str(head.pk),
         "header_text": text,
+        "header_category": Counter(m.category for m in memories).most_common(1)[0][0],
         "title": " ".join(words[:4]).capitalize(),
     }
     form = GroupForm(

@@ -1,7 +1,6 @@
-"""This area's models in Django's admin, read only: no service of this area writes from the admin.
+"""Curation's models in Django's admin, read only: they are derived data, recomputed, not edited.
 
-Every model of the app is listed, so a model added later is visible here at once; give it a
-ServiceAdmin (memadmin.audit.service_admin) when a service should write it from the admin.
+Every model of the app is listed, so a model added later is visible here at once.
 """
 
 from django.apps import apps
@@ -10,6 +9,5 @@ from django.contrib import admin
 from memadmin.audit.service_admin import ReadOnlyAdmin
 
 for model in apps.get_app_config("curation").get_models():
-    # Versions kept by django-simple-history are read on the history pages instead.
-    if not model.__name__.startswith("Historical") and not admin.site.is_registered(model):
+    if not admin.site.is_registered(model):
         admin.site.register(model, ReadOnlyAdmin)

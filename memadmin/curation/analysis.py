@@ -19,7 +19,7 @@ from memadmin.memories.models import Memory, Project
 
 from .embeddings import ProjectVectors, project_vectors
 from .grouping import theme_groups
-from .models import Analysis, MemoryEmbedding, RelatedMemories
+from .models import BLOCK_SIZE, Analysis, MemoryEmbedding, RelatedBlock
 from .similarity import Neighbours, lexical_neighbours, vector_neighbours
 
 LEXICAL_THRESHOLD = 0.6  # default: TF-IDF cosine of a near-duplicate pair
@@ -125,6 +125,15 @@ def analysis_compute(project: Project) -> Computed:
         for pk in ids
     ]
     themes = theme_groups(neighbour_rows, threshold=THEME_THRESHOLD["lexical"])
+    if vectors.matrix is not None and not all(pk in position for pk in vectors.memory_ids):
+        # a memory archived between the two reads: leave its vector out
+        keep = [row for row, pk in enumerate(vectors.memory_ids) if pk in position]
+        vectors = ProjectVectors(
+            model_id=vectors.model_id,
+            memory_ids=[vectors.memory_ids[row] for row in keep],
+            matrix=vectors.matrix[keep],
+            notices=vectors.notices,
+        )
     if vectors.matrix is not None and len(vectors.memory_ids) > 1:
         semantic = vector_neighbours(
             vectors.matrix, k=RELATED_COUNT, threshold=CANDIDATE_FLOOR["embedding"]
@@ -153,14 +162,17 @@ def analysis_save(
     """Replace the project's analysis and related memories with `computed`."""
     with transaction.atomic():
         analysis, _ = Analysis.objects.select_for_update().get_or_create(project=project)
-        RelatedMemories.objects.filter(project=project).delete()
-        RelatedMemories.objects.bulk_create(
+        blocks: dict[int, dict[str, list]] = {}
+        for pk, neighbours in computed.related.items():
+            if neighbours:
+                blocks.setdefault(pk // BLOCK_SIZE, {})[str(pk)] = neighbours
+        RelatedBlock.objects.filter(project=project).delete()
+        RelatedBlock.objects.bulk_create(
             (
-                RelatedMemories(memory_id=pk, project=project, neighbours=neighbours)
-                for pk, neighbours in computed.related.items()
-                if neighbours
+                RelatedBlock(project=project, block=block, neighbours=neighbours)
+                for block, neighbours in sorted(blocks.items())
             ),
-            batch_size=BATCH,
+            batch_size=100,
         )
         analysis.fingerprint = fingerprint
         analysis.state = Analysis.State.DONE

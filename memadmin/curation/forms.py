@@ -19,6 +19,7 @@ class ThresholdForm(forms.Form):
         max_value=1,
         step_size=0.01,
         required=False,
+        initial=LEXICAL_THRESHOLD,
         label="Lexical threshold",
         help_text="TF-IDF cosine of the two texts.",
     )
@@ -27,6 +28,7 @@ class ThresholdForm(forms.Form):
         max_value=1,
         step_size=0.01,
         required=False,
+        initial=EMBEDDING_THRESHOLD,
         label="Embedding threshold",
         help_text="Cosine of the two stored vectors.",
     )
@@ -44,6 +46,7 @@ class ArchiveForm(forms.Form):
     """Archive one memory of a pair, keeping the other."""
 
     keep = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    expected_updated_at = forms.IntegerField(widget=forms.HiddenInput, required=False)
     reason = forms.CharField(required=False, max_length=500, label="Why (optional)")
     next = forms.CharField(widget=forms.HiddenInput, required=False)
 

@@ -70,22 +70,25 @@ class Analysis(models.Model):
         return f"{self.project_id} · {self.state}"
 
 
-class RelatedMemories(models.Model):
-    """A memory's nearest others, `[[memory id, similarity, kind], ...]` nearest first."""
+BLOCK_SIZE = 1000  # memories whose neighbours one RelatedBlock row holds
 
-    memory = models.OneToOneField(
-        "memories.Memory",
-        on_delete=models.CASCADE,
-        primary_key=True,
-        related_name="related_memories",
-    )
-    project = models.ForeignKey(
-        "memories.Project", on_delete=models.CASCADE, related_name="+", db_index=True
-    )
-    neighbours = models.JSONField(default=list)
+
+class RelatedBlock(models.Model):
+    """The nearest others of the project's memories whose ids share `id // BLOCK_SIZE`.
+
+    `neighbours` maps each memory id (as text) to `[[memory id, similarity, kind], ...]`,
+    nearest first. A block, not a row per memory: keeping 100,000 memories' neighbours writes
+    a hundred rows, and a memory page reads one.
+    """
+
+    project = models.ForeignKey("memories.Project", on_delete=models.CASCADE, related_name="+")
+    block = models.PositiveIntegerField()
+    neighbours = models.JSONField(default=dict)
 
     class Meta:
-        verbose_name_plural = "related memories"
+        constraints = [
+            models.UniqueConstraint(fields=["project", "block"], name="related_block_once"),
+        ]
 
     def __str__(self) -> str:
-        return f"{self.memory_id}: {len(self.neighbours)} related"
+        return f"{self.project_id} · block {self.block}"

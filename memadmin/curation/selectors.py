@@ -15,7 +15,7 @@ from memadmin.memories.models import Memory, Project
 
 from .analysis import CANDIDATE_FLOOR, EMBEDDING_THRESHOLD, LEXICAL_THRESHOLD
 from .grouping import Cluster, Pair, clusters_of, common_words
-from .models import Analysis, RelatedMemories
+from .models import BLOCK_SIZE, Analysis, RelatedBlock
 
 HEADER_PREFIX = "Theme: "
 
@@ -60,6 +60,11 @@ class ClusterView:
     cluster: Cluster
     memories: list[Memory]
     pairs: list[PairView]
+
+    @property
+    def categories(self) -> list[str]:
+        """Return the categories the cluster's memories are in (a merge needs just one)."""
+        return sorted({memory.category for memory in self.memories})
 
 
 @dataclass(frozen=True)
@@ -183,10 +188,15 @@ def related_memories(memory: Memory) -> list[dict]:
     Each item: `memory`, `similarity`, `kind` and `shared` (composites holding both). Six
     queries at most, whatever the project's size.
     """
-    row = RelatedMemories.objects.filter(memory=memory).first()
-    if row is None:
+    block = (
+        RelatedBlock.objects.filter(project_id=memory.project_id, block=memory.pk // BLOCK_SIZE)
+        .values_list("neighbours", flat=True)
+        .first()
+    )
+    neighbours = (block or {}).get(str(memory.pk), [])
+    if not neighbours:
         return []
-    order = [pk for pk, _, _ in row.neighbours]
+    order = [pk for pk, _, _ in neighbours]
     found = (
         Memory.objects.filter(pk__in=order)
         .exclude(status=Memory.Status.ARCHIVED)
@@ -198,7 +208,7 @@ def related_memories(memory: Memory) -> list[dict]:
     shared = _shared_composites(memory, found.keys())
     return [
         {"memory": found[pk], "similarity": similarity, "kind": kind, "shared": shared.get(pk, [])}
-        for pk, similarity, kind in row.neighbours
+        for pk, similarity, kind in neighbours
         if pk in found
     ]
 

@@ -19,12 +19,29 @@ from memadmin.memories.services import memory_create
 GROUP_TYPES = (Composite.Type.THEME, Composite.Type.ALTERNATIVES)
 
 
-def duplicate_archive(*, memory: Memory, keep: Memory | None, actor, reason: str = "") -> Memory:
-    """Archive `memory` as a near-duplicate of `keep`, the reason saying which one stays."""
+@transaction.atomic
+def duplicate_archive(
+    *,
+    memory: Memory,
+    keep: Memory | None,
+    actor,
+    reason: str = "",
+    expected_updated_at: int | None = None,
+) -> Memory:
+    """Archive `memory` as a near-duplicate of `keep`, the reason saying which one stays.
+
+    With `expected_updated_at`, a memory changed since the page showed it is refused.
+    """
     if keep is not None and keep.pk == memory.pk:
         raise ValidationError("A memory cannot be archived as a duplicate of itself.")
+    current = Memory.objects.select_for_update().get(pk=memory.pk)
+    if expected_updated_at is not None and current.updated_at != expected_updated_at:
+        raise ValidationError(
+            f"#{current.display_id} changed since the page was shown: look at it again "
+            "before archiving it."
+        )
     why = f"near-duplicate of #{keep.display_id}" if keep is not None else "near-duplicate"
-    return memory_archive(memory=memory, actor=actor, reason=f"{why}: {reason}" if reason else why)
+    return memory_archive(memory=current, actor=actor, reason=f"{why}: {reason}" if reason else why)
 
 
 @transaction.atomic

@@ -28,7 +28,7 @@ from .analysis import Computed, analysis_compute, analysis_save, project_fingerp
 from .corpus import PlantedCorpus, planted_corpus
 from .embeddings import FLOAT32
 from .models import MemoryEmbedding
-from .selectors import Thresholds, duplicate_clusters
+from .selectors import Thresholds, duplicate_clusters, related_memories
 
 CATEGORIES = ("PROJECT_RULES", "ARCHITECTURE", "CONSTRAINTS", "CONFIG_VALUES", "NAMING")
 MODEL = "all-MiniLM-L6-v2"
@@ -129,6 +129,19 @@ def time_analysis(project: Project, corpus: PlantedCorpus, pks: list[int]) -> Ti
         clusters=len(clusters),
         model_id=computed.model_id,
     )
+
+
+def time_related(pks: list[int], *, runs: int = 5) -> tuple[float, int]:
+    """Return the related section's median time (ms) for one memory, and its queries."""
+    memory = Memory.objects.get(pk=pks[len(pks) // 2])
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        assert related_memories(memory)
+        times.append((time.perf_counter() - started) * 1000)
+    with CaptureQueriesContext(connection) as queries:
+        related_memories(memory)
+    return statistics.median(times), len(queries)
 
 
 def time_memory_page(pks: list[int], *, runs: int = 5) -> tuple[float, int]:

@@ -152,3 +152,21 @@ def test_known_model_names_ignore_prefixes_and_case():
     assert model_dimensions("Xenova/all-MiniLM-L6-v2") == 384
     assert model_dimensions("local:ALL-MINILM-L6-V2") == 384
     assert model_dimensions("mystery-embedder") is None
+
+
+def test_the_kept_result_is_used_again_for_a_store_with_vectors(tmp_path, db):
+    """A second command reads neither the store nor computes again; --refresh does both."""
+    project = synced_store(tmp_path, TEXTS, embeddings=rows())
+    duplicates_json(project)
+    first = Analysis.objects.get(project=project)
+    duplicates_json(project)
+    assert Analysis.objects.get(project=project).finished_at == first.finished_at
+    call_command(
+        "duplicates",
+        "--project",
+        project.identity,
+        "--refresh",
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
+    assert Analysis.objects.get(project=project).fingerprint != first.fingerprint

@@ -50,9 +50,24 @@ def test_the_page_shows_each_pair_with_similarity_diff_and_actions(themed, clien
     assert f"#{pair[0].pk}" in html and f"#{pair[1].pk}" in html
     assert "lexical similarity <strong>" in html
     assert "<del>" in html or "<ins>" in html
-    assert f"{reverse('memories:merge')}?ids={pair[0].pk}&amp;ids={pair[1].pk}" in html
+    # the pair spans two categories: no merge is offered, archiving is
+    assert "a merge stays within one category" in html
     assert reverse("curation:archive", args=[pair[1].pk]) in html
+    assert f'name="expected_updated_at" value="{pair[1].updated_at}"' in html
     assert "Group as alternatives" in html
+
+
+def test_a_cluster_in_one_category_offers_the_merge_review(project, client_as):
+    """Memories of one category link to the merge review page with their ids."""
+    first, second = (
+        memory_create(project=project, category="OPS_RULES", content=text, actor="system")
+        for text in (
+            "Rotate the TLS keys of the edge every 90 days.",
+            "Every 90 days rotate the edge TLS keys.",
+        )
+    )
+    html = client_as("editor").get(reverse("curation:duplicates", args=[project.pk])).content
+    assert f"{reverse('memories:merge')}?ids={first.pk}&amp;ids={second.pk}".encode() in html
 
 
 def test_a_viewer_sees_no_actions(themed, client_as):
@@ -72,6 +87,16 @@ def test_archiving_one_of_a_pair_keeps_the_other(themed, client_as):
     assert pair[1].status == "archived"
     assert pair[1].metadata["archive_reason"] == f"near-duplicate of #{pair[0].display_id}"
     assert Memory.objects.get(pk=pair[0].pk).status == "active"
+
+
+def test_archiving_a_memory_changed_since_the_page_is_refused(themed, client_as):
+    """An archive posted with an older version of the memory is refused; nothing changes."""
+    _, pair, _, _ = themed
+    url = reverse("curation:archive", args=[pair[1].pk])
+    stale = {"keep": pair[0].pk, "expected_updated_at": pair[1].updated_at - 1}
+    response = client_as("editor").post(url, stale, follow=True)
+    assert b"changed since the page was shown" in response.content
+    assert Memory.objects.get(pk=pair[1].pk).status == "active"
 
 
 def test_a_viewer_cannot_archive(themed, client_as):
@@ -99,7 +124,9 @@ def test_grouping_shows_the_composite_first_and_makes_nothing(themed, client_as)
     response = client_as("editor").get(f"{reverse('curation:group', args=[project.pk])}?{query}")
     assert response.status_code == 200
     assert b"Make the composite" in response.content
-    assert b"release, train" in response.content.lower() or b"release" in response.content
+    assert b"Theme: release, train, tag, build, staging." in response.content
+    head = f'value="{theme[2].pk}" required id="id_head_2" checked'  # the most important
+    assert head.encode() in response.content
     assert not Composite.objects.exists()
 
 
@@ -168,3 +195,45 @@ def test_the_navigation_links_curation(client_as, db):
     """Every page's navigation links the curation pages."""
     html = client_as("viewer").get(reverse("curation:index")).content
     assert b'href="/curation/" aria-current="page">Curation' in html
+
+
+def test_a_project_of_one_memory_gets_empty_lists(project, client_as):
+    """One memory: no cluster, no suggestion, no related memory, and no error."""
+    memory = memory_create(project=project, category="OPS_RULES", content="Alone.", actor="system")
+    viewer = client_as("viewer")
+    duplicates = viewer.get(reverse("curation:duplicates", args=[project.pk]))
+    assert b"0 clusters" in duplicates.content
+    assert (
+        b"0 suggestions" in viewer.get(reverse("curation:suggestions", args=[project.pk])).content
+    )
+    detail = viewer.get(reverse("memories:detail", args=[memory.pk])).content
+    assert b"No related memory" in detail
+
+
+def test_asking_again_recomputes_the_analysis(themed, client_as):
+    """ "Try again" (an editor's POST) computes the analysis anew and returns to the page."""
+    project, *_ = themed
+    client_as("editor").get(reverse("curation:duplicates", args=[project.pk]))
+    Analysis.objects.filter(project=project).update(notices=["from the run before"])
+    response = client_as("editor").post(reverse("curation:refresh", args=[project.pk]))
+    assert response.status_code == 302
+    analysis = Analysis.objects.get(project=project)
+    assert analysis.state == "done" and analysis.notices == []
+
+
+def test_a_failed_analysis_says_why_and_offers_to_try_again(themed, client_as, monkeypatch):
+    """A run that fails is not retried on every view: the page shows the error and a button."""
+    project, *_ = themed
+
+    def broken(project):
+        raise RuntimeError("the disk is full")
+
+    monkeypatch.setattr("memadmin.curation.tasks.analysis_refresh", broken)
+    editor = client_as("editor")
+    html = editor.get(reverse("curation:duplicates", args=[project.pk])).content.decode()
+    assert "The last analysis failed: RuntimeError: the disk is full" in html
+    assert "Try again" in html
+    assert Analysis.objects.get(project=project).state == "failed"
+    monkeypatch.undo()
+    editor.post(reverse("curation:refresh", args=[project.pk]))
+    assert Analysis.objects.get(project=project).state == "done"

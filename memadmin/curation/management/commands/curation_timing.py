@@ -21,6 +21,7 @@ from memadmin.curation.timing import (
     build_project,
     time_analysis,
     time_memory_page,
+    time_related,
 )
 
 INSIDE_ENV = "MEMADMIN_CURATION_TIMING_DIR"
@@ -101,6 +102,11 @@ class Command(BaseCommand):
             add_vectors(corpus, pks, progress)
             progress("analysing with the vectors")
             self._report("texts and vectors", time_analysis(project, corpus, pks))
+        section, section_queries = time_related(pks)
+        self.stdout.write(
+            f"Related memories of one memory: {section:.1f} ms median of 5, "
+            f"{section_queries} queries."
+        )
         median, queries = time_memory_page(pks)
         met = "met" if median < PAGE_TARGET_MS else "missed"
         self.stdout.write(
@@ -110,7 +116,12 @@ class Command(BaseCommand):
 
     def _report(self, label: str, timing: Timing) -> None:
         total = timing.compute_s + timing.save_s
-        met = "met" if total < TARGET_S else "missed"
+        if total < TARGET_S:
+            met = "met"
+        elif timing.compute_cpu_s + timing.save_s < TARGET_S:
+            met = "missed on the clock only: the CPU time is within it, the machine is busy"
+        else:
+            met = "missed"
         self.stdout.write(
             f"{label}: computed in {timing.compute_s:.1f} s ({timing.compute_cpu_s:.1f} s CPU), "
             f"kept in {timing.save_s:.1f} s; total {total:.1f} s (target under {TARGET_S} s: "

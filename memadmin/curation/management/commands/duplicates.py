@@ -64,9 +64,10 @@ class Command(BaseCommand):
             )
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
-        notices = embeddings_refresh(project)
+        notices = []
         analysis = Analysis.objects.filter(project=project).first()
         if options["refresh"] or not is_current(analysis, project):
+            notices = embeddings_refresh(project)
             analysis = analysis_refresh(project)
         for notice in notices + analysis.notices:
             self.stderr.write(notice)
