@@ -279,3 +279,56 @@ def test_a_merge_cannot_be_undone_once_its_result_joined_a_composite(make):
         memory_merge_undo(result=result, actor="agent")
     assert Memory.objects.filter(pk=result.pk, status="active").exists()
     assert Memory.objects.filter(superseded_by=result).count() == 2
+
+
+# --- the audit events' fields, every one
+
+
+def test_a_creation_records_text_category_and_status_under_its_project(project):
+    """`created` names the memory, its project and category, with its text and status."""
+    memory = memory_create(
+        project=project,
+        category="RESEARCH",
+        content="Read the runbook.",
+        actor="historian",
+        status="permanent",
+        reason="from session 4",
+    )
+    event = AuditEvent.objects.get(action="created")
+    assert (event.object_type, event.object_id, event.project_id, event.category) == (
+        "memory",
+        str(memory.pk),
+        project.pk,
+        "RESEARCH",
+    )
+    assert (event.actor_label, event.reason) == ("historian", "from session 4")
+    assert event.changes == {
+        "content": "Read the runbook.",
+        "category": "RESEARCH",
+        "status": "permanent",
+    }
+
+
+def test_an_archive_records_the_status_and_the_reason_kept(make):
+    """`archived` records the status change, with the reason (also kept in the metadata)."""
+    memory = make()
+    memory_archive(memory=memory, actor="agent", reason="stale", at_ms=memory.updated_at + 10)
+    event = AuditEvent.objects.get(action="archived")
+    assert (event.object_id, event.category, event.reason) == (str(memory.pk), "OPS_RULES", "stale")
+    assert event.changes == {"status": ["active", "archived"]}
+    memory.refresh_from_db()
+    assert memory.metadata == {"archive_reason": "stale"}
+
+
+def test_a_supersession_records_the_status_and_the_successor(make):
+    """`superseded` records the status change and the successor's key."""
+    memory, successor = make(importance=70), make()
+    memory_supersede(memory=memory, successor=successor, actor="agent", reason="newer")
+    event = AuditEvent.objects.get(action="superseded")
+    assert (event.object_id, event.project_id, event.category, event.reason) == (
+        str(memory.pk),
+        memory.project_id,
+        "OPS_RULES",
+        "newer",
+    )
+    assert event.changes == {"status": ["active", "archived"], "superseded_by": successor.pk}
