@@ -7,6 +7,7 @@
 
 import argparse
 import random
+import resource
 import sys
 import time
 from pathlib import Path
@@ -102,7 +103,12 @@ def main(argv: list[str] | None = None) -> int:
     print(report.table(scores))
     total = report.total_score(scores)
     minutes = (time.monotonic() - started) / 60
-    print(f"{len(survivors)} survivors written to {args.survivors}; {minutes:.1f} minutes")
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (used.ru_utime + used.ru_stime) / 60
+    print(
+        f"{len(survivors)} survivors written to {args.survivors}; "
+        f"{minutes:.1f} minutes ({cpu:.1f} minutes of CPU time)"
+    )
     if selection.target is None or total is None:
         return 0
     met = total >= selection.target
