@@ -390,3 +390,28 @@ def test_a_negative_examples_value_that_is_no_list_is_named():
         "negative_examples",
         "must be a list, not a string",
     )
+
+
+def test_an_unknown_category_name_is_the_key_error(magic_context):
+    """Looking up a category the pack lacks raises KeyError carrying that name."""
+    with pytest.raises(KeyError) as caught:
+        magic_context.category("NOPE")
+    assert caught.value.args == ("NOPE",)
+
+
+def test_legacy_that_is_not_a_boolean_is_refused_by_field(tmp_path):
+    """`legacy` must be true or false; a string is refused, naming the category's field."""
+    text = (PACKS / "ops-six.toml").read_text()
+    broken = text.replace('name = "RESEARCH"\n', 'name = "RESEARCH"\nlegacy = "yes"\n', 1)
+    assert broken != text
+    with pytest.raises(PackError) as caught:
+        load_pack_text(broken, filename="ops-six.toml")
+    assert caught.value.field.endswith("].legacy")
+    assert caught.value.problem == "must be true or false, not a string"
+
+
+def test_a_pack_missing_from_an_empty_folder_lists_none_available(tmp_path):
+    """Asking an empty folder for a pack says that none is available there."""
+    with pytest.raises(PackNotFoundError) as caught:
+        find_pack(tmp_path, "ops-six")
+    assert str(caught.value) == f"no pack named 'ops-six' in {tmp_path} (available: none)"
