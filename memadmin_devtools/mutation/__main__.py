@@ -52,6 +52,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="where to write the survivors and their diffs (default var/mutation/survivors.txt)",
     )
     parser.add_argument(
+        "--again",
+        action="store_true",
+        help="re-test only the survivors of the last run in --work against the current tests "
+        "(after adding tests; the source must be as it was)",
+    )
+    parser.add_argument(
         "--work",
         type=Path,
         default=ROOT / "var" / "mutation" / "work",
@@ -85,16 +91,27 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work.resolve()
     print(f"mutating {', '.join(selection.patterns)}")
     print(f"against  {' '.join(selection.tests)}  (scratch copy in {work})")
-    workspace.prepare(ROOT, work, selection)
     names: list[str] = []
-    if args.sample:
+    if args.again:
+        if not (work / "mutants").is_dir():
+            print(f"error: no earlier run in {work} to test again", file=sys.stderr)
+            return 2
+        workspace.refresh_tests(ROOT, work)
+        names = [
+            n for n, (_, status) in report.verdicts(work).items() if status in report.NOT_KILLED
+        ]
+        print(f"again: {len(names)} survivors of the last run, against the current tests")
+    else:
+        workspace.prepare(ROOT, work, selection)
+    if args.sample and not args.again:
         if workspace.generate(work, ROOT, args.jobs) != 0:
             print("error: mutmut could not generate the mutants", file=sys.stderr)
             return 2
         names = sample_names(work, args.sample, args.seed)
         print(f"sample: {len(names)} mutants, at most {args.sample} a module (seed {args.seed})")
     log = work / "mutmut.log"
-    code = workspace.run_mutmut(work, ROOT, args.jobs, names, log)
+    nothing_to_do = args.again and not names
+    code = 0 if nothing_to_do else workspace.run_mutmut(work, ROOT, args.jobs, names, log)
     if code != 0:
         print(f"error: mutmut stopped with exit code {code}; its output is in {log}")
         return 2
