@@ -299,3 +299,27 @@ def test_blank_lines_before_the_first_heading_make_no_fragment():
 def test_a_boundary_may_be_the_second_character():
     """Offset 1 is inside the text: the first fragment is then one character long."""
     assert [f.text for f in apply_boundaries("a bc", [1])] == ["a", "bc"]
+
+
+def test_no_boundary_is_refused_with_the_sentence_shown():
+    """A split without boundaries asks for the second fragment's start."""
+    with pytest.raises(SplitError) as caught:
+        apply_boundaries("a b", [])
+    assert str(caught.value) == (
+        "A split needs at least 2 fragments: mark where the second one starts."
+    )
+
+
+@pytest.mark.parametrize("boundary", [0, 4, 5])
+def test_a_boundary_outside_the_text_names_the_range(boundary):
+    """Offsets from 1 to the text's length minus one are inside; others are refused."""
+    with pytest.raises(SplitError) as caught:
+        apply_boundaries("a bc", [boundary])
+    assert str(caught.value) == (
+        f"Boundary {boundary} is outside the text: it must lie between 1 and 3."
+    )
+
+
+def test_the_last_character_may_start_a_fragment():
+    """The highest boundary is the text's length minus one."""
+    assert [f.text for f in apply_boundaries("ab c", [3])] == ["ab", "c"]
