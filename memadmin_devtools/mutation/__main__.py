@@ -97,9 +97,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: no earlier run in {work} to test again", file=sys.stderr)
             return 2
         workspace.refresh_tests(ROOT, work)
-        names = [
-            n for n, (_, status) in report.verdicts(work).items() if status in report.NOT_KILLED
-        ]
+        _, survivors, _ = report.score(work, report.load_equivalents())
+        names = [survivor.name for survivor in survivors]  # listed equivalents stay as they are
         print(f"again: {len(names)} survivors of the last run, against the current tests")
     else:
         workspace.prepare(ROOT, work, selection)
