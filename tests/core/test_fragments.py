@@ -323,3 +323,21 @@ def test_a_boundary_outside_the_text_names_the_range(boundary):
 def test_the_last_character_may_start_a_fragment():
     """The highest boundary is the text's length minus one."""
     assert [f.text for f in apply_boundaries("ab c", [3])] == ["ab", "c"]
+
+
+@pytest.mark.parametrize(
+    ("by", "text", "expected"),
+    [
+        # A later item as far left as the first makes a list, kept as written...
+        ("paragraphs", "- one\n  continued\n- two", ["- one\n  continued\n- two"]),
+        ("paragraphs", "  - one\n  - two", ["- one\n  - two"]),
+        # ...but only spaces and tabs indent: after other characters a marker is text.
+        ("paragraphs", "- one\nX- two", ["one\nX- two"]),
+        ("paragraphs", "- one\n\u00a0- two", ["one\n\u00a0- two"]),
+        ("items", "- one\n\u00a0- two", ["one\n\u00a0- two"]),
+        ("items", "- one\nX- two", ["one\nX- two"]),
+    ],
+)
+def test_what_makes_a_list_item(by, text, expected):
+    """A marker starts an item only after spaces or tabs; a single item loses its marker."""
+    assert texts(by, text) == expected

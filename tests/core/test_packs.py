@@ -487,3 +487,16 @@ def test_a_broken_pack_header_is_refused_by_field(text, field, problem):
         field,
         problem,
     )
+
+
+def test_a_missing_hard_stop_is_empty():
+    """Criteria without a hard stop have an empty one."""
+    assert criteria_from_dict(_criteria_dict()).hard_stop == ""
+
+
+def test_a_pack_from_text_keeps_its_file_name_and_the_digest_of_its_text():
+    """A pack read from text records the path it was given and the SHA-256 of the text."""
+    text = (PACKS / "ops-six.toml").read_text()
+    spec = load_pack_text(text, filename="some/where/ops-six.toml")
+    assert spec.path == "some/where/ops-six.toml"
+    assert spec.digest == hashlib.sha256((PACKS / "ops-six.toml").read_bytes()).hexdigest()
