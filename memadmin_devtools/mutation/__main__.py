@@ -7,6 +7,7 @@
 
 import argparse
 import random
+import resource
 import sys
 import time
 from pathlib import Path
@@ -51,6 +52,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="where to write the survivors and their diffs (default var/mutation/survivors.txt)",
     )
     parser.add_argument(
+        "--again",
+        action="store_true",
+        help="re-test only the survivors of the last run in --work against the current tests "
+        "(after adding tests; the source must be as it was)",
+    )
+    parser.add_argument(
         "--work",
         type=Path,
         default=ROOT / "var" / "mutation" / "work",
@@ -84,16 +91,26 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work.resolve()
     print(f"mutating {', '.join(selection.patterns)}")
     print(f"against  {' '.join(selection.tests)}  (scratch copy in {work})")
-    workspace.prepare(ROOT, work, selection)
     names: list[str] = []
-    if args.sample:
+    if args.again:
+        if not (work / "mutants").is_dir():
+            print(f"error: no earlier run in {work} to test again", file=sys.stderr)
+            return 2
+        workspace.refresh_tests(ROOT, work)
+        _, survivors, _ = report.score(work, report.load_equivalents())
+        names = [survivor.name for survivor in survivors]  # listed equivalents stay as they are
+        print(f"again: {len(names)} survivors of the last run, against the current tests")
+    else:
+        workspace.prepare(ROOT, work, selection)
+    if args.sample and not args.again:
         if workspace.generate(work, ROOT, args.jobs) != 0:
             print("error: mutmut could not generate the mutants", file=sys.stderr)
             return 2
         names = sample_names(work, args.sample, args.seed)
         print(f"sample: {len(names)} mutants, at most {args.sample} a module (seed {args.seed})")
     log = work / "mutmut.log"
-    code = workspace.run_mutmut(work, ROOT, args.jobs, names, log)
+    nothing_to_do = args.again and not names
+    code = 0 if nothing_to_do else workspace.run_mutmut(work, ROOT, args.jobs, names, log)
     if code != 0:
         print(f"error: mutmut stopped with exit code {code}; its output is in {log}")
         return 2
@@ -102,7 +119,12 @@ def main(argv: list[str] | None = None) -> int:
     print(report.table(scores))
     total = report.total_score(scores)
     minutes = (time.monotonic() - started) / 60
-    print(f"{len(survivors)} survivors written to {args.survivors}; {minutes:.1f} minutes")
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (used.ru_utime + used.ru_stime) / 60
+    print(
+        f"{len(survivors)} survivors written to {args.survivors}; "
+        f"{minutes:.1f} minutes ({cpu:.1f} minutes of CPU time)"
+    )
     if selection.target is None or total is None:
         return 0
     met = total >= selection.target

@@ -81,6 +81,13 @@ def prepare(root: Path, work: Path, selection: Selection) -> None:
         config.write(_mutmut_table(selection))
 
 
+def refresh_tests(root: Path, work: Path) -> None:
+    """Copy the current tests over those of the scratch copy and of its ``mutants/``."""
+    for target in (work / "tests", work / "mutants" / "tests"):
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(root / "tests", target, ignore=shutil.ignore_patterns("__pycache__"))
+
+
 def _mutmut_table(selection: Selection) -> str:
     """Return the ``[tool.mutmut]`` table for this run, in TOML."""
 

@@ -7,6 +7,7 @@ from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
 from memadmin.composites.services import (
     TITLE_MAX_CHARS,
+    CompositeChanged,
     composite_create,
     composite_delete,
     composite_member_add,
@@ -70,3 +71,66 @@ def test_a_merge_is_not_undone_once_a_composite_it_repointed_was_deleted(make_me
         memory_merge_undo(result=result, actor="agent")
     assert Memory.objects.filter(pk=result.pk).exists()
     assert Memory.objects.filter(superseded_by=result).count() == 2
+
+
+# --- the audit events' fields, every one
+
+
+def test_a_creation_records_type_head_members_title_and_time(make_memories):
+    """`composite_created` records every field of the new composite, in the head's category."""
+    head, first, second = make_memories(3)
+    composite = composite_create(
+        head=head,
+        type="sequence",
+        members=[second, first],
+        title=" Release ",
+        actor="agent",
+        reason="steps",
+        at_ms=1_000,
+    )
+    event = AuditEvent.objects.get(action="composite_created")
+    assert (event.object_id, event.project_id, event.category, event.reason) == (
+        str(composite.pk),
+        head.project_id,
+        "OPS_RULES",
+        "steps",
+    )
+    assert event.changes == {
+        "type": "sequence",
+        "head": head.pk,
+        "members": [second.pk, first.pk],
+        "title": "Release",
+        "made_at": 1_000,
+    }
+
+
+def test_a_deletion_records_what_the_composite_was(make_memories):
+    """`composite_deleted` keeps the type, head, members, cursor, title and the stamps."""
+    head, first, second = make_memories(3)
+    composite = composite_create(
+        head=head, type="theme", members=[first, second], title="T", actor="agent", at_ms=1_000
+    )
+    composite_delete(composite=composite, actor="agent", reason="unused", at_ms=2_000)
+    event = AuditEvent.objects.get(action="composite_deleted")
+    assert (event.object_id, event.reason) == (str(composite.pk), "unused")
+    assert event.changes == {
+        "type": "theme",
+        "head": head.pk,
+        "members": [first.pk, second.pk],
+        "cursor": 0,
+        "title": "T",
+        "members_changed_at": [None, 2_000],  # a new composite has no stamp yet
+    }
+
+
+def test_a_deletion_of_a_composite_changed_since_it_was_shown_says_so(make_memories):
+    """A stale confirmation is refused with the sentence the page shows, deleting nothing."""
+    head, member = make_memories(2)
+    composite = composite_create(head=head, type="theme", members=[member], actor="agent")
+    with pytest.raises(CompositeChanged) as refused:
+        composite_delete(composite=composite, actor="agent", expected_fingerprint="0" * 32)
+    assert refused.value.messages == [
+        "Someone else changed this composite since you opened this page (its type, title, "
+        "head, members or cursor). Nothing was deleted: check it as it is now and confirm again."
+    ]
+    assert Composite.objects.filter(pk=composite.pk).exists()

@@ -264,3 +264,17 @@ def test_a_closing_facts_tag_alone_is_no_facts_block():
     report = parse_facts(lines("* Release first.", "</facts>"), ALLOWED)
     assert report.accepted == []
     assert report.rejected == [RejectedItem("", 0, "no <facts> block")]
+
+
+def test_rejected_prose_and_a_trailing_stray_tag_keep_their_text_and_line():
+    """A rejected line keeps its text; a closing tag that ends a bullet's line keeps that line."""
+    report = parse_facts(
+        lines("<facts>", "Here are the facts:", "<NAMING>", "* Slugs.</RULES>", "</NAMING>")
+        + "</facts>",
+        ALLOWED,
+    )
+    assert report.accepted == [AcceptedFact("NAMING", "Slugs.", 4)]
+    assert report.rejected == [
+        RejectedItem("Here are the facts:", 2, "malformed: text outside a bullet"),
+        RejectedItem("</RULES>", 4, "malformed: unexpected </RULES>"),
+    ]

@@ -299,3 +299,45 @@ def test_blank_lines_before_the_first_heading_make_no_fragment():
 def test_a_boundary_may_be_the_second_character():
     """Offset 1 is inside the text: the first fragment is then one character long."""
     assert [f.text for f in apply_boundaries("a bc", [1])] == ["a", "bc"]
+
+
+def test_no_boundary_is_refused_with_the_sentence_shown():
+    """A split without boundaries asks for the second fragment's start."""
+    with pytest.raises(SplitError) as caught:
+        apply_boundaries("a b", [])
+    assert str(caught.value) == (
+        "A split needs at least 2 fragments: mark where the second one starts."
+    )
+
+
+@pytest.mark.parametrize("boundary", [0, 4, 5])
+def test_a_boundary_outside_the_text_names_the_range(boundary):
+    """Offsets from 1 to the text's length minus one are inside; others are refused."""
+    with pytest.raises(SplitError) as caught:
+        apply_boundaries("a bc", [boundary])
+    assert str(caught.value) == (
+        f"Boundary {boundary} is outside the text: it must lie between 1 and 3."
+    )
+
+
+def test_the_last_character_may_start_a_fragment():
+    """The highest boundary is the text's length minus one."""
+    assert [f.text for f in apply_boundaries("ab c", [3])] == ["ab", "c"]
+
+
+@pytest.mark.parametrize(
+    ("by", "text", "expected"),
+    [
+        # A later item as far left as the first makes a list, kept as written...
+        ("paragraphs", "- one\n  continued\n- two", ["- one\n  continued\n- two"]),
+        ("paragraphs", "  - one\n  - two", ["- one\n  - two"]),
+        # ...but only spaces and tabs indent: after other characters a marker is text.
+        ("paragraphs", "- one\nX- two", ["one\nX- two"]),
+        ("paragraphs", "- one\n\u00a0- two", ["one\n\u00a0- two"]),
+        ("items", "- one\n\u00a0- two", ["one\n\u00a0- two"]),
+        ("items", "- one\nX- two", ["one\nX- two"]),
+    ],
+)
+def test_what_makes_a_list_item(by, text, expected):
+    """A marker starts an item only after spaces or tabs; a single item loses its marker."""
+    assert texts(by, text) == expected

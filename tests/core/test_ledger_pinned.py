@@ -8,11 +8,13 @@ a category's tags ``<PROJECT_RULES>\\n`` and ``</PROJECT_RULES>\\n`` are 33, and
 import pytest
 
 from memadmin.core.ledger import (
+    Coverage,
     LedgerComposite,
     LedgerError,
     LedgerRows,
     PreparedStore,
     assemble,
+    compare_modes,
     render,
 )
 from memadmin.core.ledger.graph import CompositeIndex
@@ -238,3 +240,22 @@ def test_other_categories_sort_by_utf16_code_units_lone_surrogates_included():
     categories = ["\uffff", "\U00010000", "A\udc00", "B", "NAMING"]
     ordered = sorted(categories, key=render.category_sort_key)
     assert ordered == ["NAMING", "A\udc00", "B", "\U00010000", "\uffff"]
+
+
+def test_comparing_modes_judges_expiry_at_the_given_time():
+    """Both modes of a comparison leave out a memory that expired before `now_ms`."""
+    comparison = compare_modes(
+        [memory(1, "live"), memory(2, "old", expires_at=NOW - 1)],
+        budget=4000,
+        counter=CHARS,
+        now_ms=NOW,
+    )
+    for result in (comparison.plugin, comparison.headers):
+        assert result.injected_ids == [1]
+        assert {row.memory_id: row.reason for row in result.rows}[2] == "expired"
+
+
+def test_coverage_of_nothing_eligible_is_whole():
+    """With nothing eligible nothing is left out: the share is 1.0; otherwise reach / eligible."""
+    assert Coverage(eligible=0, injected=0, reachable=0).share == 1.0
+    assert Coverage(eligible=4, injected=1, reachable=3).share == 0.75

@@ -390,3 +390,113 @@ def test_a_negative_examples_value_that_is_no_list_is_named():
         "negative_examples",
         "must be a list, not a string",
     )
+
+
+def test_an_unknown_category_name_is_the_key_error(magic_context):
+    """Looking up a category the pack lacks raises KeyError carrying that name."""
+    with pytest.raises(KeyError) as caught:
+        magic_context.category("NOPE")
+    assert caught.value.args == ("NOPE",)
+
+
+def test_legacy_that_is_not_a_boolean_is_refused_by_field(tmp_path):
+    """`legacy` must be true or false; a string is refused, naming the category's field."""
+    text = (PACKS / "ops-six.toml").read_text()
+    broken = text.replace('name = "RESEARCH"\n', 'name = "RESEARCH"\nlegacy = "yes"\n', 1)
+    assert broken != text
+    with pytest.raises(PackError) as caught:
+        load_pack_text(broken, filename="ops-six.toml")
+    assert caught.value.field.endswith("].legacy")
+    assert caught.value.problem == "must be true or false, not a string"
+
+
+def test_a_pack_missing_from_an_empty_folder_lists_none_available(tmp_path):
+    """Asking an empty folder for a pack says that none is available there."""
+    with pytest.raises(PackNotFoundError) as caught:
+        find_pack(tmp_path, "ops-six")
+    assert str(caught.value) == f"no pack named 'ops-six' in {tmp_path} (available: none)"
+
+
+def test_maps_to_that_is_not_a_string_is_refused_by_field():
+    """A legacy category's `maps_to` must be a category name; a number is refused."""
+    text = (PACKS / "magic-context.toml").read_text()
+    broken = text.replace('maps_to = "ARCHITECTURE"', "maps_to = 3", 1)
+    assert broken != text
+    with pytest.raises(PackError) as caught:
+        load_pack_text(broken, filename="magic-context.toml")
+    assert caught.value.field.endswith("].maps_to")
+    assert caught.value.problem == "must be a string, not an integer"
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (True, "must be a table, not a boolean"),
+        (3, "must be a table, not an integer"),
+        (1.5, "must be a table, not a float"),
+        ("x", "must be a table, not a string"),
+        ([], "must be a table, not a list"),
+        (None, "must be a table, not NoneType"),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_named_by_its_type(value, problem):
+    """A refusal names the type it got in words (any other type by its Python name)."""
+    with pytest.raises(CriteriaError) as caught:
+        criteria_from_dict(value)
+    assert caught.value.problem == problem
+
+
+def test_a_table_where_a_list_belongs_is_named_a_table():
+    """A TOML table given for a list is called a table."""
+    with pytest.raises(CriteriaError) as caught:
+        criteria_from_dict(_criteria_dict(exclusions={}))
+    assert (caught.value.field, caught.value.problem) == (
+        "exclusions",
+        "must be a list, not a table",
+    )
+
+
+PACK_HEAD = '[pack]\nname = "x"\nversion = "1.0.0"\ndescription = "D"\nrouting_test = "R"\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "problem"),
+    [
+        ("a =", "file", "invalid TOML: Invalid value (at end of document)"),
+        ("pack = 3\ncategories = []\n", "pack", "must be a table, not an integer"),
+        ('[pack]\nname = "x"\n[[categories]]\n', "pack.description", "is required"),
+        (
+            PACK_HEAD.replace('"D"', '" "') + "[[categories]]\n",
+            "pack.description",
+            "must be a non-empty string",
+        ),
+        (
+            PACK_HEAD.replace('"R"', '""') + "[[categories]]\n",
+            "pack.routing_test",
+            "must be a non-empty string",
+        ),
+        (PACK_HEAD, "categories", "is required"),
+    ],
+)
+def test_a_broken_pack_header_is_refused_by_field(text, field, problem):
+    """Problems of the pack table and of the TOML itself name their field (`file` if none)."""
+    with pytest.raises(PackError) as caught:
+        load_pack_text(text, filename="x.toml")
+    assert (caught.value.file, caught.value.field, caught.value.problem) == (
+        "x.toml",
+        field,
+        problem,
+    )
+
+
+def test_a_missing_hard_stop_is_empty():
+    """Criteria without a hard stop have an empty one."""
+    assert criteria_from_dict(_criteria_dict()).hard_stop == ""
+
+
+def test_a_pack_from_text_keeps_its_file_name_and_the_digest_of_its_text():
+    """A pack read from text records the path it was given and the SHA-256 of the text."""
+    text = (PACKS / "ops-six.toml").read_text()
+    spec = load_pack_text(text, filename="some/where/ops-six.toml")
+    assert spec.path == "some/where/ops-six.toml"
+    assert spec.digest == hashlib.sha256((PACKS / "ops-six.toml").read_bytes()).hexdigest()

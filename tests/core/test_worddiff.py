@@ -180,3 +180,8 @@ def test_lines_left_over_on_one_side_carry_their_text_and_blank_ones_nothing():
         Row("insert", None, (), 3, ()),
         Row("insert", None, (), 4, (DiffOp("insert", "more"),)),
     ]
+
+
+def test_two_changed_words_with_only_a_space_between_are_one_change():
+    """A space alone between the first and the last change is folded into one change."""
+    assert word_diff("a b", "c d") == [DiffOp("delete", "a b"), DiffOp("insert", "c d")]

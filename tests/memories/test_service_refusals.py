@@ -9,11 +9,16 @@ from django.core.exceptions import ValidationError
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.services import composite_create, composite_member_add
 from memadmin.memories.archive_services import memory_archive, memory_supersede
-from memadmin.memories.bulk_services import bulk_apply, bulk_plan
+from memadmin.memories.bulk_services import StalePlan, bulk_apply, bulk_plan
 from memadmin.memories.merge_services import memory_merge, memory_merge_undo
 from memadmin.memories.models import Memory
 from memadmin.memories.project_services import project_create, project_set_budget
-from memadmin.memories.services import CONTENT_MAX_CHARS, memory_create, memory_update
+from memadmin.memories.services import (
+    CONTENT_MAX_CHARS,
+    memory_create,
+    memory_update,
+    memory_write_or_bump,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -279,3 +284,153 @@ def test_a_merge_cannot_be_undone_once_its_result_joined_a_composite(make):
         memory_merge_undo(result=result, actor="agent")
     assert Memory.objects.filter(pk=result.pk, status="active").exists()
     assert Memory.objects.filter(superseded_by=result).count() == 2
+
+
+# --- the audit events' fields, every one
+
+
+def test_a_creation_records_text_category_and_status_under_its_project(project):
+    """`created` names the memory, its project and category, with its text and status."""
+    memory = memory_create(
+        project=project,
+        category="RESEARCH",
+        content="Read the runbook.",
+        actor="historian",
+        status="permanent",
+        reason="from session 4",
+    )
+    event = AuditEvent.objects.get(action="created")
+    assert (event.object_type, event.object_id, event.project_id, event.category) == (
+        "memory",
+        str(memory.pk),
+        project.pk,
+        "RESEARCH",
+    )
+    assert (event.actor_label, event.reason) == ("historian", "from session 4")
+    assert event.changes == {
+        "content": "Read the runbook.",
+        "category": "RESEARCH",
+        "status": "permanent",
+    }
+
+
+def test_an_archive_records_the_status_and_the_reason_kept(make):
+    """`archived` records the status change, with the reason (also kept in the metadata)."""
+    memory = make()
+    memory_archive(memory=memory, actor="agent", reason="stale", at_ms=memory.updated_at + 10)
+    event = AuditEvent.objects.get(action="archived")
+    assert (event.object_id, event.category, event.reason) == (str(memory.pk), "OPS_RULES", "stale")
+    assert event.changes == {"status": ["active", "archived"]}
+    memory.refresh_from_db()
+    assert memory.metadata == {"archive_reason": "stale"}
+
+
+def test_a_supersession_records_the_status_and_the_successor(make):
+    """`superseded` records the status change and the successor's key."""
+    memory, successor = make(importance=70), make()
+    memory_supersede(memory=memory, successor=successor, actor="agent", reason="newer")
+    event = AuditEvent.objects.get(action="superseded")
+    assert (event.object_id, event.project_id, event.category, event.reason) == (
+        str(memory.pk),
+        memory.project_id,
+        "OPS_RULES",
+        "newer",
+    )
+    assert event.changes == {"status": ["active", "archived"], "superseded_by": successor.pk}
+
+
+# --- what a sampled mutation run of the services found unpinned
+
+
+def test_an_edit_that_only_changes_case_and_spacing_is_no_duplicate_of_itself(make):
+    """A memory is not its own duplicate: re-spacing or re-casing its text is saved."""
+    memory = make()
+    edited = memory_update(memory=memory, actor="agent", content=f"  {memory.content.upper()} ")
+    assert edited.content == f"  {memory.content.upper()} "
+    assert edited.normalized_hash == memory.normalized_hash
+
+
+def test_moving_needs_a_category(make):
+    """A bulk move without a category is refused, on the category field."""
+    with pytest.raises(ValidationError) as refused:
+        bulk_plan(action="move", memories=[make()], category="")
+    assert refused.value.message_dict == {"category": ["Choose the category to move them to."]}
+
+
+def test_a_plan_lists_the_status_a_restore_brings_back_and_nothing_for_other_actions(make):
+    """Each changing row carries the status a restore brings back, or "" for other actions."""
+    memory = make()
+    assert bulk_plan(action="archive", memories=[memory]).change_rows() == [(memory, "")]
+
+
+def test_a_stale_bulk_apply_is_refused_with_its_code(make):
+    """A confirmation whose count moved is refused as stale_plan, writing nothing."""
+    memory = make()
+    before = events()
+    with pytest.raises(StalePlan) as refused:
+        bulk_apply(action="archive", memory_ids=[memory.pk], expected=2, actor="agent")
+    assert refused.value.code == "stale_plan"
+    assert events() == before
+
+
+def test_a_bulk_archive_records_each_memory_under_its_project(make):
+    """Each archived memory's event is filed under its project and category, with the reason."""
+    memory = make()
+    bulk_apply(action="archive", memory_ids=[memory.pk], expected=1, actor="agent", reason="old")
+    event = AuditEvent.objects.get(action="archived")
+    assert (event.object_id, event.project_id, event.category, event.reason) == (
+        str(memory.pk),
+        memory.project_id,
+        "OPS_RULES",
+        "old",
+    )
+    assert event.changes == {"status": ["active", "archived"]}
+
+
+def test_an_empty_merged_text_is_refused_on_the_content_field(make):
+    """A merge without text is refused on the content field."""
+    with pytest.raises(ValidationError) as refused:
+        memory_merge(memories=[make(), make()], content="  ", actor="agent")
+    assert refused.value.message_dict == {"content": ["Write the merged memory's text."]}
+
+
+def test_an_undone_merge_records_the_result_text_and_its_sources(make):
+    """`merge_undone` keeps the deleted result's text and the ids it was merged from."""
+    first, second = make(), make()
+    result = memory_merge(memories=[first, second], content="Merged.", actor="agent")
+    memory_merge_undo(result=result, actor="agent", reason="too broad")
+    event = AuditEvent.objects.get(action="merge_undone")
+    assert (event.object_id, event.project_id, event.category, event.reason) == (
+        str(result.pk),
+        result.project_id,
+        "OPS_RULES",
+        "too broad",
+    )
+    assert event.changes == {"content": "Merged.", "merged_from": sorted([first.pk, second.pk])}
+
+
+def test_a_write_with_an_unknown_source_type_is_refused(project):
+    """A write names its source type from upstream's list; another is refused."""
+    with pytest.raises(ValidationError) as refused:
+        memory_write_or_bump(
+            project=project, category="OPS_RULES", content="X.", actor="agent", source_type="bot"
+        )
+    assert "source_type" in refused.value.message_dict
+    assert not Memory.objects.exists()
+
+
+def test_a_bump_is_recorded_under_the_category_with_the_reason(project):
+    """`seen_again` is filed under the memory's project and category, with the write's reason."""
+    first, _ = memory_write_or_bump(
+        project=project, category="OPS_RULES", content="Drain.", actor="historian"
+    )
+    memory_write_or_bump(
+        project=project, category="OPS_RULES", content="drain.", actor="historian", reason="s2"
+    )
+    event = AuditEvent.objects.get(action="seen_again")
+    assert (event.object_id, event.project_id, event.category, event.reason) == (
+        str(first.pk),
+        project.pk,
+        "OPS_RULES",
+        "s2",
+    )

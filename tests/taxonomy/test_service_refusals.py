@@ -89,3 +89,42 @@ def test_upgrading_to_the_pack_already_installed_writes_nothing(project):
     plan = pack_upgrade(project=project, spec=pack_load("ops-six"), actor="system")
     assert plan.kind == NOTHING
     assert AuditEvent.objects.count() == before
+
+
+# --- the audit events' fields, every one
+
+
+def test_an_install_records_the_pack_its_version_and_categories(make_project):
+    """`pack_installed` names the pack, its version and its categories in priority order."""
+    project = make_project("ops-six")
+    event = AuditEvent.objects.get(action="pack_installed", project=project)
+    assert (event.object_type, event.object_id) == ("pack", str(project.pack_id))
+    assert event.changes == {
+        "pack": "ops-six",
+        "version": "1.0.0",
+        "categories": list(pack_load("ops-six").names()),
+    }
+
+
+def test_an_upgrade_records_every_part_of_its_plan(project, ops_variant):
+    """`pack_upgraded` records both packs, the kind and what was added, removed, moved,
+    flagged and changed."""
+    ops_variant(
+        (
+            "Does this describe how the environment is built today",
+            "Does this describe how the environment is set up today",
+        )
+    )
+    pack_upgrade(project=project, spec=pack_load("ops-six"), actor="system", reason="new text")
+    event = AuditEvent.objects.get(action="pack_upgraded")
+    assert (event.project_id, event.reason) == (project.pk, "new text")
+    assert event.changes == {
+        "from": "ops-six 1.0.0",
+        "to": "ops-six 1.1.0",
+        "kind": "criteria only",
+        "added": [],
+        "removed": [],
+        "moved": {},
+        "flagged": [],
+        "defaults_changed": ["ENV_STATE"],
+    }
