@@ -9,7 +9,7 @@ stamped with the actor ("import") and a reason, the rows simple-history's bulk p
 1. `projects`: the projects first seen in the store are created and bound (short
    transactions of the project services);
 2. `new_rows`: rows new to memadmin get their keys, then go in with their versions in
-   chunks of at most ~150 ms each. Nothing refers to them yet and nothing else changes, so
+   chunks of about 100 ms each. Nothing refers to them yet and nothing else changes, so
    they only add; a reference to a row of a later chunk is set in the last step;
 3. `memories`, `audit`, `sessions`, in one transaction the caller opens: rows whose
    (category, normalized_hash) moves take a placeholder hash first (rows that trade contents
@@ -24,8 +24,10 @@ import time
 from collections.abc import Callable, Iterable
 
 from django.db import connection, transaction
+from django.utils import timezone
 
 from memadmin.audit.actors import Actor
+from memadmin.audit.context import current_change_id
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import audit_record
 from memadmin.core.contextdb import UpstreamSession as StoreSession
@@ -58,8 +60,8 @@ ACTIONS = {
 SUMMARY_ACTION = "context_db_synced"
 NEW_REASON = "new in the store (context.db sync)"
 # Rows new to memadmin go in by chunks sized to take about this long each.
-CHUNK_SECONDS = 0.15
-CHUNK_FIRST, CHUNK_MIN, CHUNK_MAX = 500, 50, 5000
+CHUNK_SECONDS = 0.1
+CHUNK_FIRST, CHUNK_MIN, CHUNK_MAX = 500, 50, 2000
 
 
 def project_name(identity: str) -> str:
@@ -266,6 +268,7 @@ class SyncWriter:
 
     def audit(self) -> None:
         """Record one event per changed or gone memory and one summary per project touched."""
+        self.event_time = timezone.now()
         events = [
             self._event(row, ACTIONS[update.kind], _changes(update), self.reasons[update.pk])
             for row, update in zip(self.updated, self.plan.updates, strict=True)
@@ -279,7 +282,7 @@ class SyncWriter:
             )
             for row in self.gone
         ]
-        AuditEvent.objects.bulk_create(events, batch_size=BATCH_SIZE)
+        rows_insert(AuditEvent, events)
         for identity, counts in sorted(self.plan.counts.items()):
             if counts.new or counts.changed or counts.gone:
                 project = self.projects_by_identity[identity]
@@ -290,21 +293,24 @@ class SyncWriter:
                     changes={**counts.as_dict(), "store": self.store.store_uuid},
                 )
 
-    def _event(self, row: dict, action: str, changes: dict, reason: str) -> AuditEvent:
+    def _event(self, row: dict, action: str, changes: dict, reason: str) -> dict:
+        """Return one memory's audit event as a row of the events table."""
         memory = Memory(**row)
-        return AuditEvent(
-            actor_label=self.actor.label,
-            actor_kind=self.actor.kind,
-            actor_user_id=self.actor.user_id,
-            action=action,
-            project_id=memory.project_id,
-            object_type="memory",
-            object_id=str(memory.pk),
-            object_repr=str(memory)[:200],
-            category=memory.category,
-            changes=changes,
-            reason=reason,
-        )
+        return {
+            "created_at": self.event_time,
+            "actor_label": self.actor.label,
+            "actor_kind": self.actor.kind,
+            "actor_user_id": self.actor.user_id,
+            "action": action,
+            "project_id": memory.project_id,
+            "object_type": "memory",
+            "object_id": str(memory.pk),
+            "object_repr": str(memory)[:200],
+            "category": memory.category,
+            "changes": changes,
+            "reason": reason,
+            "change_id": current_change_id(),
+        }
 
     # --- sessions
 

@@ -64,9 +64,12 @@ def disk_environment(work: Path) -> dict:
 
 
 def manage(env: dict, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "manage.py", *args], env=env, capture_output=True, text=True, check=True
+    """Run a management command in its own process; fail with its output when it fails."""
+    finished = subprocess.run(
+        [sys.executable, "manage.py", *args], env=env, capture_output=True, text=True
     )
+    assert finished.returncode == 0, f"manage.py {' '.join(args)}:\n{finished.stderr}"
+    return finished
 
 
 @pytest.fixture
