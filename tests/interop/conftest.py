@@ -89,6 +89,8 @@ def shared_database(tmp_path, django_db_blocker):
     if connection.vendor == "postgresql":
         with django_db_blocker.unblock(), connection.cursor() as cursor:
             cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        with django_db_blocker.unblock():
+            connection.close()  # opened outside any test's transaction: leave none behind
 
 
 __all__ = ["OTHER_PROJECT", "PROJECT", "rows_for", "sha256", "side_file"]
