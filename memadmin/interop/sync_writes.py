@@ -10,7 +10,8 @@ stamped with the actor ("import") and a reason, the rows simple-history's bulk p
    transactions of the project services);
 2. `new_rows`: rows new to memadmin get their keys, then go in with their versions in
    chunks of about 100 ms each. Nothing refers to them yet and nothing else changes, so
-   they only add; a reference to a row of a later chunk is set in the last step;
+   they only add; a reference to a row of a later chunk is set in the last step. On SQLite
+   the writer pauses between chunks, so whoever waits for the lock gets it;
 3. `memories`, `audit`, `sessions`, in one transaction the caller opens: rows whose
    (category, normalized_hash) moves take a placeholder hash first (rows that trade contents
    never collide on the unique constraint), changed, adopted and returning rows are updated,
@@ -62,6 +63,10 @@ NEW_REASON = "new in the store (context.db sync)"
 # Rows new to memadmin go in by chunks sized to take about this long each.
 CHUNK_SECONDS = 0.1
 CHUNK_FIRST, CHUNK_MIN, CHUNK_MAX = 500, 50, 2000
+# SQLite has no queue for its write lock: a writer waiting for it polls, every 100 ms once it
+# has waited a while. Pausing that long between chunks lets it in; otherwise the sync could
+# take the lock back each time before the waiter looks. PostgreSQL locks rows, not the file.
+SQLITE_PAUSE_SECONDS = 0.1
 
 
 def project_name(identity: str) -> str:
@@ -162,6 +167,8 @@ class SyncWriter:
             self._step(len(chunk))
             elapsed = max(time.perf_counter() - began, 0.001)
             size = max(CHUNK_MIN, min(CHUNK_MAX, int(len(chunk) * CHUNK_SECONDS / elapsed)))
+            if connection.vendor == "sqlite" and start < len(pks):
+                time.sleep(SQLITE_PAUSE_SECONDS)
 
     def _without_later(self, row: dict, chunk: list[dict], new: set[int]) -> dict:
         """Return the row to insert: a reference to a new row of a later chunk waits.
