@@ -315,7 +315,7 @@ def _plan_and_write(
         raise _Refusal([problem_text(p) for p in problems], store, problems)
     if marks.incremental:
         plan.unchanged = max(0, len(store_ids) - len(plan.creates) - len(plan.updates))
-    if store is not None and not marks.record_empty and not plan_writes(plan):
+    if store is not None and not marks.record_empty and not plan_writes(plan) and not project:
         StoreWatermark.save_marks(
             store, marks.marks, checked_at=run.started, took=run.duration_ms()
         )
@@ -341,9 +341,10 @@ def _plan_and_write(
             sessions = writer.sessions(read.sessions, scope.session_filter(project))
             store.last_synced_at = run.started
             store.save(update_fields=["last_synced_at"])
-            StoreWatermark.save_marks(
-                store, marks.marks, checked_at=run.started, took=run.duration_ms()
-            )
+            if not project:  # one project's sync says nothing of the others' rows
+                StoreWatermark.save_marks(
+                    store, marks.marks, checked_at=run.started, took=run.duration_ms()
+                )
             return _record(run, store, plan, created, sessions, warnings + plan.warnings)
     except BaseException:
         writer.undo()
