@@ -6,6 +6,7 @@ ServiceAdmin (memadmin.audit.service_admin) when a service should write it from 
 
 from django.apps import apps
 from django.contrib import admin
+from django_tasks_db.models import DBTaskResult
 
 from memadmin.audit.service_admin import ReadOnlyAdmin
 
@@ -14,9 +15,8 @@ for model in apps.get_app_config("interop").get_models():
     if not model.__name__.startswith("Historical") and not admin.site.is_registered(model):
         admin.site.register(model, ReadOnlyAdmin)
 
-# The background worker's queue (django-tasks-db) is the worker's to write: read only here too,
-# so no admin page changes or deletes a job around the sync's own bookkeeping.
-for model in apps.get_app_config("django_tasks_database").get_models():
-    if admin.site.is_registered(model):
-        admin.site.unregister(model)
-    admin.site.register(model, ReadOnlyAdmin)
+# The background worker's queue (django-tasks-db) registers its own admin; here it is read
+# only like the rest: only the worker writes its rows.
+if admin.site.is_registered(DBTaskResult):
+    admin.site.unregister(DBTaskResult)
+admin.site.register(DBTaskResult, ReadOnlyAdmin)

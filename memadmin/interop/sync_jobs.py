@@ -27,11 +27,17 @@ QUEUE_TIMEOUT_MS = 30 * 60 * 1000
 
 
 def job_queue(*, store: UpstreamStore, actor, reason: str = "") -> SyncJob:
-    """Queue a sync of ``store`` from the path it was last read at; return its job."""
+    """Queue a sync of ``store`` from the path it was last read at; return its job.
+
+    A sync of the store already waiting for the worker is that job: asking twice queues one.
+    """
     from .tasks import store_sync  # the task module imports this one
 
     label = as_actor(actor).label
     with transaction.atomic():
+        waiting = SyncJob.objects.filter(store=store, state=SyncJob.State.QUEUED).first()
+        if waiting is not None:
+            return waiting
         job = SyncJob.objects.create(
             store=store,
             path=store.path,

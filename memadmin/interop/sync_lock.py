@@ -8,6 +8,7 @@ server when the process holding them dies, so a crashed worker never leaves a st
 
 import fcntl
 import hashlib
+import os
 import tempfile
 import time
 from collections.abc import Iterator
@@ -25,10 +26,13 @@ class SyncBusy(Exception):
 
 
 def _lock_path() -> Path:
-    """Return the lock file beside the database (in the temporary folder for one in memory)."""
+    """Return the lock file beside the database (in the temporary folder for one in memory).
+
+    A database in memory belongs to one process, so its lock file is that process's own.
+    """
     name = str(connection.settings_dict["NAME"])
     if connection.is_in_memory_db():
-        digest = hashlib.sha256(name.encode()).hexdigest()[:12]
+        digest = hashlib.sha256(f"{os.getpid()}:{name}".encode()).hexdigest()[:12]
         return Path(tempfile.gettempdir()) / f"memadmin-{digest}.sync-lock"
     path = Path(name)
     return path.with_name(path.name + ".sync-lock")

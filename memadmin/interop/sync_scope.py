@@ -105,11 +105,18 @@ class Scope:
     def upstream_of_pk(self) -> dict[int, int]:
         """Return the upstream id of every synced row of the store's projects, by primary key."""
         project_pks = self.store_project_pks | {p.pk for p in self.projects.values()}
-        return dict(
+        if not project_pks:
+            return {}
+        rows = (
             Memory.objects.filter(project_id__in=project_pks, upstream_id__isnull=False)
             .order_by()
             .values_list("pk", "upstream_id")
         )
+        # Two integers a row: fetched in one go, without the ORM's per-row iteration.
+        sql, params = rows.query.get_compiler(using=rows.db).as_sql()
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return dict(cursor.fetchall())
 
     def categories(self, spec: PackSpec | None) -> dict[str, frozenset[str]]:
         """Return each identity's category names: its pack's, or the new pack's when new."""

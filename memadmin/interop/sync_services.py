@@ -33,7 +33,7 @@ from memadmin.taxonomy.services import pack_load
 from .models import StoreBase, StoreWatermark, SyncRun, UpstreamStore
 from .store_writes import OFF, store_mode
 from .sync_lock import SyncBusy, sync_lock
-from .sync_plan import SyncPlan, plan_sync
+from .sync_plan import FIELDS, SyncPlan, plan_sync
 from .sync_pushes import plan_bases, store_push, sync_settle
 from .sync_scope import Scope
 from .sync_writes import SyncWriter
@@ -42,6 +42,8 @@ from .workspace_sync import store_extras_sync
 DEFAULT_PACK = "magic-context"
 PROBLEMS_KEPT = 200
 PLAN_ATTEMPTS = 3
+# Where `upstream_gone_at` sits in a row of Scope.existing_rows.
+GONE_AT_COLUMN = 3 + FIELDS.index("upstream_gone_at")
 MOVED_MESSAGE = (
     "memadmin's memories kept changing while the sync was planned; nothing was imported, try again"
 )
@@ -185,7 +187,7 @@ def _sync(
 ) -> SyncRun | None:
     report("read", 0, 1)
     try:
-        info = inspect_store(run.path, timeout=timeout)
+        info = inspect_store(run.path, timeout=timeout, projects=False)
         store_key = info.store_uuid or f"path:{run.path.resolve()}"
         watermark = _watermark(store_key) if incremental and not run.project else None
         if watermark is not None and not run.pull_only and _pending(watermark.store_id):
@@ -195,7 +197,7 @@ def _sync(
             if marks == watermark.marks():
                 watermark.checked(run.started, run.duration_ms())
                 return None
-            changed = read_changed(run.path, watermark.marks(), timeout=timeout)
+            changed = read_changed(run.path, watermark.marks(), now=marks, timeout=timeout)
             sessions, session_problems = read_sessions(run.path, timeout=timeout)
             read = StoreRead(changed.memories, sessions, changed.problems + session_problems)
             marks = changed.marks
@@ -217,7 +219,7 @@ def _sync(
                 pack,
                 warnings,
                 report,
-                _Marks(marks, changed.ids if changed else None, record_empty),
+                _Marks(marks, changed, record_empty),
             )
         except _Refusal as refusal:
             raise run.refuse(
@@ -242,14 +244,14 @@ def _pending(store_pk: int) -> bool:
 class _Marks:
     """The store's marks read with this sync, and what an incremental read found."""
 
-    def __init__(self, marks, store_ids: frozenset[int] | None, record_empty: bool):
+    def __init__(self, marks, changed, record_empty: bool):
         self.marks = marks
-        self.store_ids = store_ids
+        self.changed = changed
         self.record_empty = record_empty
 
     @property
     def incremental(self) -> bool:
-        return self.store_ids is not None
+        return self.changed is not None
 
 
 class _Refusal(Exception):
@@ -303,10 +305,18 @@ def _plan_and_write(
     report("compare", 0, len(memories))
     upstream_of_pk = scope.upstream_of_pk()
     if marks.incremental:
-        store_ids = marks.store_ids
-        # Rows changed upstream, and rows memadmin links to that the store no longer has.
-        wanted = {m.id for m in memories} | (set(upstream_of_pk.values()) - store_ids)
-        existing = scope.existing_rows(frozenset(wanted))
+        changed = {m.id for m in memories}
+        if marks.changed.ids is not None:
+            store_ids = marks.changed.ids
+            # Rows changed upstream, and rows memadmin links to that the store no longer has.
+            existing = scope.existing_rows(
+                frozenset(changed | (set(upstream_of_pk.values()) - store_ids))
+            )
+        else:
+            # Nothing was deleted upstream: every row memadmin links to, not gone, is there.
+            existing = scope.existing_rows(frozenset(changed))
+            gone = {row[1] for row in existing if row[GONE_AT_COLUMN] is not None}
+            store_ids = frozenset((set(upstream_of_pk.values()) - gone) | changed)
     else:
         store_ids = frozenset(m.id for m in read.memories)
         existing = scope.existing_rows()
@@ -327,7 +337,7 @@ def _plan_and_write(
         raise _Refusal([problem_text(p) for p in problems], store, problems)
     if marks.incremental:
         plan.unchanged = max(0, len(store_ids) - len(plan.creates) - len(plan.updates))
-    if store is not None and not marks.record_empty and not plan_writes(plan):
+    if store is not None and not marks.record_empty and not plan_writes(plan) and not project:
         StoreWatermark.save_marks(
             store, marks.marks, checked_at=run.started, took=run.duration_ms()
         )
@@ -363,9 +373,10 @@ def _plan_and_write(
             sessions = writer.sessions(read.sessions, scope.session_filter(project))
             store.last_synced_at = run.started
             store.save(update_fields=["last_synced_at"])
-            StoreWatermark.save_marks(
-                store, marks.marks, checked_at=run.started, took=run.duration_ms()
-            )
+            if not project:  # one project's sync says nothing of the others' rows
+                StoreWatermark.save_marks(
+                    store, marks.marks, checked_at=run.started, took=run.duration_ms()
+                )
             warnings = warnings + store_extras_sync(path=run.path, store=store, now=run.started)
             warnings = warnings + plan.warnings + pushed.warnings
             return _record(

@@ -9,8 +9,9 @@ stamped with the actor ("import") and a reason, the rows simple-history's bulk p
 1. `projects`: the projects first seen in the store are created and bound (short
    transactions of the project services);
 2. `new_rows`: rows new to memadmin get their keys, then go in with their versions in
-   chunks of at most ~150 ms each. Nothing refers to them yet and nothing else changes, so
-   they only add; a reference to a row of a later chunk is set in the last step;
+   chunks of about 100 ms each. Nothing refers to them yet and nothing else changes, so
+   they only add; a reference to a row of a later chunk is set in the last step. On SQLite
+   the writer pauses between chunks, so whoever waits for the lock gets it;
 3. `memories`, `audit`, `sessions`, in one transaction the caller opens: rows whose
    (category, normalized_hash) moves take a placeholder hash first (rows that trade contents
    never collide on the unique constraint), changed, adopted and returning rows are updated,
@@ -24,8 +25,10 @@ import time
 from collections.abc import Callable, Iterable
 
 from django.db import connection, transaction
+from django.utils import timezone
 
 from memadmin.audit.actors import Actor
+from memadmin.audit.context import current_change_id
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import audit_record
 from memadmin.core.contextdb import UpstreamSession as StoreSession
@@ -58,8 +61,12 @@ ACTIONS = {
 SUMMARY_ACTION = "context_db_synced"
 NEW_REASON = "new in the store (context.db sync)"
 # Rows new to memadmin go in by chunks sized to take about this long each.
-CHUNK_SECONDS = 0.15
-CHUNK_FIRST, CHUNK_MIN, CHUNK_MAX = 500, 50, 5000
+CHUNK_SECONDS = 0.1
+CHUNK_FIRST, CHUNK_MIN, CHUNK_MAX = 500, 50, 2000
+# SQLite has no queue for its write lock: a writer waiting for it polls, every 100 ms once it
+# has waited a while. Pausing that long between chunks lets it in; otherwise the sync could
+# take the lock back each time before the waiter looks. PostgreSQL locks rows, not the file.
+SQLITE_PAUSE_SECONDS = 0.1
 
 
 def project_name(identity: str) -> str:
@@ -160,6 +167,8 @@ class SyncWriter:
             self._step(len(chunk))
             elapsed = max(time.perf_counter() - began, 0.001)
             size = max(CHUNK_MIN, min(CHUNK_MAX, int(len(chunk) * CHUNK_SECONDS / elapsed)))
+            if connection.vendor == "sqlite" and start < len(pks):
+                time.sleep(SQLITE_PAUSE_SECONDS)
 
     def _without_later(self, row: dict, chunk: list[dict], new: set[int]) -> dict:
         """Return the row to insert: a reference to a new row of a later chunk waits.
@@ -266,6 +275,7 @@ class SyncWriter:
 
     def audit(self) -> None:
         """Record one event per changed or gone memory and one summary per project touched."""
+        self.event_time = timezone.now()
         events = [
             self._event(row, ACTIONS[update.kind], _changes(update), self.reasons[update.pk])
             for row, update in zip(self.updated, self.plan.updates, strict=True)
@@ -279,7 +289,7 @@ class SyncWriter:
             )
             for row in self.gone
         ]
-        AuditEvent.objects.bulk_create(events, batch_size=BATCH_SIZE)
+        rows_insert(AuditEvent, events)
         for identity, counts in sorted(self.plan.counts.items()):
             if counts.new or counts.changed or counts.gone:
                 project = self.projects_by_identity[identity]
@@ -290,21 +300,24 @@ class SyncWriter:
                     changes={**counts.as_dict(), "store": self.store.store_uuid},
                 )
 
-    def _event(self, row: dict, action: str, changes: dict, reason: str) -> AuditEvent:
+    def _event(self, row: dict, action: str, changes: dict, reason: str) -> dict:
+        """Return one memory's audit event as a row of the events table."""
         memory = Memory(**row)
-        return AuditEvent(
-            actor_label=self.actor.label,
-            actor_kind=self.actor.kind,
-            actor_user_id=self.actor.user_id,
-            action=action,
-            project_id=memory.project_id,
-            object_type="memory",
-            object_id=str(memory.pk),
-            object_repr=str(memory)[:200],
-            category=memory.category,
-            changes=changes,
-            reason=reason,
-        )
+        return {
+            "created_at": self.event_time,
+            "actor_label": self.actor.label,
+            "actor_kind": self.actor.kind,
+            "actor_user_id": self.actor.user_id,
+            "action": action,
+            "project_id": memory.project_id,
+            "object_type": "memory",
+            "object_id": str(memory.pk),
+            "object_repr": str(memory)[:200],
+            "category": memory.category,
+            "changes": changes,
+            "reason": reason,
+            "change_id": current_change_id(),
+        }
 
     # --- sessions
 

@@ -64,9 +64,12 @@ def disk_environment(work: Path) -> dict:
 
 
 def manage(env: dict, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "manage.py", *args], env=env, capture_output=True, text=True, check=True
+    """Run a management command in its own process; fail with its output when it fails."""
+    finished = subprocess.run(
+        [sys.executable, "manage.py", *args], env=env, capture_output=True, text=True
     )
+    assert finished.returncode == 0, f"manage.py {' '.join(args)}:\n{finished.stderr}"
+    return finished
 
 
 @pytest.fixture
@@ -86,6 +89,8 @@ def shared_database(tmp_path, django_db_blocker):
     if connection.vendor == "postgresql":
         with django_db_blocker.unblock(), connection.cursor() as cursor:
             cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        with django_db_blocker.unblock():
+            connection.close()  # opened outside any test's transaction: leave none behind
 
 
 __all__ = ["OTHER_PROJECT", "PROJECT", "rows_for", "sha256", "side_file"]

@@ -11,8 +11,8 @@ from memadmin.interop.incremental import stores_refresh
 from memadmin.interop.models import StoreWatermark, SyncRun
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.models import Memory
-from tests.interop.conftest import PROJECT, rows_for
-from tests.upstream_store import BASE_TIME_MS
+from tests.interop.conftest import OTHER_PROJECT, PROJECT, rows_for
+from tests.upstream_store import BASE_TIME_MS, make_row
 
 pytestmark = pytest.mark.django_db
 
@@ -144,3 +144,12 @@ def test_periodic_refresh_records_only_runs_that_changed_something(store):
     _execute(path, ("UPDATE memories SET importance = 80, updated_at = ? WHERE id = 3", (LATER,)))
     assert stores_refresh() == {str(path): "synced: 0 new, 1 changed, 0 gone"}
     assert SyncRun.objects.count() == 2
+
+
+def test_a_one_project_sync_leaves_the_watermark_alone(store):
+    """After a sync of one project, the next incremental sync still reads the others' rows."""
+    path = store(rows=[*rows_for(2), make_row(content="Other.", project_path=OTHER_PROJECT)])
+    context_db_sync(path=path, project=PROJECT)
+    assert not StoreWatermark.objects.exists()
+    run = _incremental(path)
+    assert (run.new, run.unchanged) == (1, 2)

@@ -30,6 +30,15 @@ def test_a_queued_sync_runs_in_the_worker_and_links_its_run(known_store):
     assert job.started_at and job.finished_at and job.heartbeat_at
 
 
+def test_asking_twice_queues_one_sync(known_store):
+    """A second request while the first still waits joins it."""
+    first = job_queue(store=known_store, actor="system")
+    assert job_queue(store=known_store, actor="system") == first
+    call_command("run_worker", "--batch")
+    assert SyncRun.objects.count() == 2
+    assert job_queue(store=known_store, actor="system") != first
+
+
 def test_a_task_that_dies_records_a_failed_run_with_the_reason(known_store, monkeypatch):
     """A task stopped by something the sync could not record still leaves a failed run."""
 

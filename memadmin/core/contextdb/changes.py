@@ -4,7 +4,9 @@ A change upstream shows in one of three places: a new row has a higher id (ids o
 the table is AUTOINCREMENT), a changed row a later time in one of its time columns, and an
 archive, delete, update or supersession a new `memory_mutation_log` row. The marks are the
 highest of each seen so far; rows at or above them (times less a margin, for clocks that
-disagree) are read again, and every id once, cheaply, to find the rows deleted since.
+disagree) are read again. Ids are never reused, so rows were deleted since exactly when
+the row count is less than the old count plus the rows above the old highest id; only then
+is every id read, once, to find which.
 """
 
 import sqlite3
@@ -40,11 +42,14 @@ class StoreMarks:
 
 @dataclass(frozen=True)
 class ChangedRead:
-    """The rows changed since some marks, every id of the store, and the marks now."""
+    """The rows changed since some marks, the marks now, and every id when rows were deleted.
+
+    ``ids`` is None when no row was deleted since the marks.
+    """
 
     memories: list[UpstreamMemory]
     problems: list[RowProblem]
-    ids: frozenset[int]
+    ids: frozenset[int] | None
     marks: StoreMarks
 
 
@@ -79,30 +84,38 @@ def store_marks(path: str | Path, *, timeout: float = DEFAULT_TIMEOUT_SECONDS) -
 
 
 def read_changed(
-    path: str | Path, since: StoreMarks, *, timeout: float = DEFAULT_TIMEOUT_SECONDS
+    path: str | Path,
+    since: StoreMarks,
+    *,
+    now: StoreMarks | None = None,
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
 ) -> ChangedRead:
-    """Return the rows new or changed since ``since``, every id, and the marks, in one snapshot."""
+    """Return the rows new or changed since ``since``, and the marks, in one snapshot.
+
+    ``now`` is the store's marks when the caller has just read them (marks older than the
+    rows read only make the next read a little longer); else they are read here.
+    """
     path = Path(path)
     connection = open_readonly(path, timeout=timeout)
     try:
         with translated_errors(path):
             try:
-                return _read(connection, path, since, tolerant=False)
+                return _read(connection, path, since, now, tolerant=False)
             except sqlite3.OperationalError as error:
                 if not is_decoding_error(error):
                     raise
             connection.text_factory = decode_tolerantly
-            return _read(connection, path, since, tolerant=True)
+            return _read(connection, path, since, now, tolerant=True)
     finally:
         connection.close()
 
 
-def _read(connection, path: Path, since: StoreMarks, *, tolerant: bool) -> ChangedRead:
+def _read(connection, path: Path, since: StoreMarks, now, *, tolerant: bool) -> ChangedRead:
     connection.execute("BEGIN")
     try:
         columns = memory_columns(connection, path)
         require_memory_columns(columns, path)
-        marks = marks_of(connection, columns)
+        marks = now or marks_of(connection, columns)
         conditions, params = ['"id" > ?'], [since.max_id]
         for name in TIME_COLUMNS:
             if name in columns:

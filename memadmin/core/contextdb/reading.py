@@ -102,11 +102,14 @@ def _read_sessions(
     return read_table(connection, SESSION_SPEC, columns, tolerant=tolerant)
 
 
-def inspect_store(path: str | Path, *, timeout: float = DEFAULT_TIMEOUT_SECONDS) -> StoreInfo:
+def inspect_store(
+    path: str | Path, *, timeout: float = DEFAULT_TIMEOUT_SECONDS, projects: bool = True
+) -> StoreInfo:
     """Return what a store is: schema version, migration count, columns, uuid and projects.
 
     Raise StoreError unless the file is an SQLite database with a ``memories`` table; the
-    required columns are not demanded here, ``columns`` shows which exist.
+    required columns are not demanded here, ``columns`` shows which exist. Listing the
+    projects reads every row; ``projects=False`` leaves the list empty instead.
     """
     path = Path(path)
     connection = open_readonly(path, timeout=timeout)
@@ -120,7 +123,7 @@ def inspect_store(path: str | Path, *, timeout: float = DEFAULT_TIMEOUT_SECONDS)
                 migrations=migrations,
                 columns=frozenset(columns),
                 store_uuid=_store_uuid(connection),
-                projects=_projects(connection, columns),
+                projects=_projects(connection, columns) if projects else [],
             )
             connection.execute("ROLLBACK")
             return info
