@@ -29,11 +29,13 @@ hypothesis_settings.load_profile("memadmin")
 
 @pytest.fixture(autouse=True)
 def _no_prepared_store_kept():
-    """Forget the ledger's prepared projects after each test: rolled back, ids come again."""
+    """Forget the ledger's prepared projects and the maps after each test (ids come again)."""
     yield
+    from memadmin.headermap.selectors import forget_maps
     from memadmin.ledger.prepared_cache import forget_prepared
 
     forget_prepared()
+    forget_maps()
 
 
 @pytest.fixture

@@ -21,10 +21,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from django.db import connection
-
-from memadmin.audit.models import AuditEvent, StoreVersion
-from memadmin.composites.models import Composite, CompositeMember
+from memadmin.audit.models import AuditEvent
+from memadmin.composites.store_markers import Markers, store_markers
 from memadmin.core.ledger import LedgerResult, PreparedStore, assemble_prepared
 from memadmin.core.ledger.model import Mode, TieBreak, TokenCounter
 from memadmin.memories.models import Memory, Project
@@ -37,8 +35,6 @@ KEPT_PROJECTS = 2  # prepared projects a process keeps (a 98,000-memory one: ~10
 KEPT_RESULTS = 8  # assemblies kept per project (budget, mode, tie-break, counter)
 EXPIRES_AT = 6  # position of expires_at in MEMORY_FIELDS
 FULL_READ_OBJECTS = {"project"}  # a sync, an import, a project change: read it all again
-
-Markers = tuple[int, int, int, int, int]
 
 
 @dataclass
@@ -94,27 +90,6 @@ def forget_prepared() -> None:
     """Drop every prepared project this process keeps."""
     with _lock:
         _entries.clear()
-
-
-def store_markers() -> Markers:
-    """Return the store version and the newest event and history ids, in one query."""
-    quote = connection.ops.quote_name
-
-    def newest(model, column: str) -> str:
-        return f"(SELECT MAX({quote(column)}) FROM {quote(model._meta.db_table)})"
-
-    sql = "SELECT " + ", ".join(
-        [
-            f"(SELECT {quote('version')} FROM {quote(StoreVersion._meta.db_table)} WHERE id = 1)",
-            newest(AuditEvent, "id"),
-            newest(Memory.history.model, "history_id"),
-            newest(Composite.history.model, "history_id"),
-            newest(CompositeMember.history.model, "history_id"),
-        ]
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql)
-        return tuple(value or 0 for value in cursor.fetchone())
 
 
 def prepared_for(project: Project, *, now_ms: int) -> PreparedEntry:

@@ -242,7 +242,8 @@ def test_queries_do_not_grow_with_the_map(
     roots = make_roots(9, start=1)
     make_loose(6, start=1)
     opened = {"open": [root.pk for root in roots], "page": 2}
-    with django_assert_max_num_queries(13):  # the sizes are stored; the shown texts, one query
+    # The store markers, the sizes (stored), the graph, the shown texts in one query.
+    with django_assert_max_num_queries(14):
         client.get(MAP, query | opened)
     assert _queries(client, MAP, query | opened) == small
     assert _queries(client, UNREACHED, query, HTTP_HX_REQUEST="true") <= small
