@@ -101,38 +101,41 @@ def composite_rows(project: Project) -> tuple[list[tuple], list[tuple]]:
     return composites, members
 
 
+def ledger_memory(row: tuple, display: dict[int, int]) -> LedgerMemory:
+    """Return a memory row (MEMORY_FIELDS) as the ledger sees it, under its display id."""
+    (
+        pk,
+        _upstream_id,
+        category,
+        content,
+        status,
+        importance,
+        expires_at,
+        superseded_by,
+        last_seen_at,
+        verified_at,
+        updated_at,
+    ) = row
+    return LedgerMemory(
+        display[pk],
+        category,
+        content,
+        status,
+        importance,
+        expires_at,
+        superseded_by if superseded_by is None else display.get(superseded_by, superseded_by),
+        last_seen_at,
+        verified_at,
+        updated_at,
+    )
+
+
 def inputs_from_rows(
     rows: Sequence[tuple], composites: Sequence[tuple], members: Sequence[tuple]
 ) -> LedgerInputs:
     """Return the ledger's inputs made from memory, composite and member rows."""
     display, renumbered = display_ids([(row[0], row[1]) for row in rows])
-    memories = [
-        LedgerMemory(
-            display[pk],
-            category,
-            content,
-            status,
-            importance,
-            expires_at,
-            superseded_by if superseded_by is None else display.get(superseded_by, superseded_by),
-            last_seen_at,
-            verified_at,
-            updated_at,
-        )
-        for (
-            pk,
-            _upstream_id,
-            category,
-            content,
-            status,
-            importance,
-            expires_at,
-            superseded_by,
-            last_seen_at,
-            verified_at,
-            updated_at,
-        ) in rows
-    ]
+    memories = [ledger_memory(row, display) for row in rows]
     members_of: dict[int, list[int]] = {}
     for composite_id, member_id in members:
         if member_id in display:

@@ -19,7 +19,8 @@ selection again; the same view again reads one row.
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.store_markers import Markers, store_markers
@@ -28,7 +29,7 @@ from memadmin.core.ledger.model import Mode, TieBreak, TokenCounter
 from memadmin.memories.models import Memory, Project
 
 from .count_cache import PreloadedCounter, cache_label, counts_for
-from .inputs import LedgerInputs, composite_rows, inputs_from_rows, memory_rows
+from .inputs import LedgerInputs, composite_rows, inputs_from_rows, ledger_memory, memory_rows
 
 PATCH_LIMIT = 500  # changed memories read one by one; beyond that the project is read again
 KEPT_PROJECTS = 2  # prepared projects a process keeps (a 98,000-memory one: ~100 MB)
@@ -51,6 +52,11 @@ class PreparedEntry:
     prepared: PreparedStore
     counters: dict[str, PreloadedCounter] = field(default_factory=dict)
     results: OrderedDict = field(default_factory=OrderedDict)
+
+    @cached_property
+    def positions(self) -> dict[int, int]:
+        """Return each memory's position in the inputs, by primary key (rows keep that order)."""
+        return {pk: at for at, pk in enumerate(self.rows)}
 
     def assemble(
         self,
@@ -123,8 +129,10 @@ def _prepare(
     rows: dict[int, tuple],
     composites: list[tuple],
     members: list[tuple],
+    inputs: LedgerInputs | None = None,
 ) -> PreparedEntry:
-    inputs = inputs_from_rows(list(rows.values()), composites, members)
+    if inputs is None:
+        inputs = inputs_from_rows(list(rows.values()), composites, members)
     ahead = [row[EXPIRES_AT] for row in rows.values() if row[EXPIRES_AT] is not None]
     ahead = [moment for moment in ahead if moment > now_ms]
     return PreparedEntry(
@@ -174,10 +182,34 @@ def _brought_up_to_date(
         entry.markers = markers  # written elsewhere: this project is as it was
         return entry
     rows = dict(entry.rows)
-    for pk in changed:
-        rows.pop(pk, None)
-    rows.update((row[0], row) for row in memory_rows(project, sorted(changed)))
-    composites, members = (
-        composite_rows(project) if composites_moved else (entry.composites, entry.members)
-    )
-    return _prepare(project, markers, now_ms, rows, composites, members)
+    fresh = memory_rows(project, sorted(changed))
+    for pk in changed - {row[0] for row in fresh}:
+        rows.pop(pk, None)  # gone, or moved to another project
+    for row in fresh:
+        rows[row[0]] = row  # a memory already there keeps its place
+    if composites_moved:
+        return _prepare(project, markers, now_ms, rows, *composite_rows(project))
+    inputs = _edited_inputs(entry, changed, fresh)
+    return _prepare(project, markers, now_ms, rows, entry.composites, entry.members, inputs)
+
+
+def _edited_inputs(
+    entry: PreparedEntry, changed: set[int], fresh: list[tuple]
+) -> LedgerInputs | None:
+    """Return the entry's inputs with the edited memories replaced, None if ids moved.
+
+    Only edits keep every other memory's display id: no memory made or gone, no upstream
+    id changed. The composites stay as they are (their rows did not move).
+    """
+    if len(fresh) != len(changed) or any(
+        entry.rows.get(row[0], (None, -1))[1] != row[1] for row in fresh
+    ):
+        return None
+    inputs = entry.inputs
+    shown = {pk: display for display, pk in inputs.pk_of.items()}
+    position = entry.positions
+    memories = list(inputs.memories)
+    for row in fresh:
+        edited = ledger_memory(row, shown)
+        memories[position[row[0]]] = edited
+    return replace(inputs, memories=memories)
