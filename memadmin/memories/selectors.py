@@ -5,6 +5,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from memadmin.taxonomy.models import Category
 
 from .models import Memory, Project
+from .search import memory_search
 
 MAX_ID = 2**63 - 1  # the largest id a BigIntegerField holds
 
@@ -26,7 +27,10 @@ def memory_list(
     status: str = "",
     text: str = "",
 ) -> QuerySet[Memory]:
-    """Return memories filtered by project, category, status and a text fragment."""
+    """Return memories filtered by project, category, status and a text fragment.
+
+    The text is searched through the full-text index, best match first (see `search`).
+    """
     memories = Memory.objects.select_related("project")
     if project is not None:
         memories = memories.filter(project=project)
@@ -35,7 +39,7 @@ def memory_list(
     if status:
         memories = memories.filter(status=status)
     if text:
-        memories = memories.filter(content__icontains=text)
+        memories = memory_search(memories, text)
     return memories
 
 
@@ -72,4 +76,4 @@ def memory_matches(term: str, *, project: int | None = None, limit: int = 20) ->
             return []
         by_id = Q(upstream_id=number) | Q(upstream_id__isnull=True, pk=number)
         return list(memories.filter(by_id)[:limit])
-    return list(memories.filter(content__icontains=term)[:limit])
+    return list(memory_search(memories, term)[:limit])
