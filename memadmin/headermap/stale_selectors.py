@@ -36,6 +36,7 @@ from .stale_membership import (
 
 COMPARED_FIELDS = ("category", "status", "importance")
 COUNT_CACHE_KEY = "memadmin:stale-header-count"
+IDS_CACHE_KEY = "memadmin:stale-header-ids"
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,8 +165,19 @@ def stale_header_count() -> int:
 
 
 def stale_header_ids(project: Project | None = None) -> list[int]:
-    """Return the primary keys of the stale headers, in ascending order, in one query."""
-    return sorted(_stale_head_ids(project))
+    """Return the primary keys of the stale headers, in ascending order.
+
+    One cheap query while nothing changed (kept in the cache with the store's fingerprint,
+    as `stale_header_count` is); one more when it moved.
+    """
+    fingerprint = store_fingerprint()
+    key = f"{IDS_CACHE_KEY}:{project.pk if project is not None else 'all'}"
+    cached = cache.get(key)
+    if cached is not None and cached[0] == fingerprint:
+        return cached[1]
+    ids = sorted(_stale_head_ids(project))
+    cache.set(key, (fingerprint, ids), timeout=None)
+    return ids
 
 
 def stale_headers(project: Project | None = None) -> list[StaleHeader]:
