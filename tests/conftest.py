@@ -29,11 +29,16 @@ hypothesis_settings.load_profile("memadmin")
 
 @pytest.fixture(autouse=True)
 def _no_prepared_store_kept():
-    """Forget the ledger's prepared projects after each test: rolled back, ids come again."""
+    """Forget the ledger's prepared projects and the maps after each test (ids come again)."""
     yield
+    from django.core.cache import cache
+
+    from memadmin.headermap.selectors import forget_maps
     from memadmin.ledger.prepared_cache import forget_prepared
 
     forget_prepared()
+    forget_maps()
+    cache.clear()  # the stale headers kept by the store's fingerprint, which comes again
 
 
 @pytest.fixture

@@ -31,11 +31,10 @@ class EventFilterForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["actor"].widget.choices = _choices("Anyone", selectors.event_actors())
-        self.fields["category"].widget.choices = _choices(
-            "Any category", selectors.event_categories()
-        )
-        self.fields["action"].widget.choices = _choices("Any change", selectors.event_actions())
+        held = selectors.event_choices()
+        self.fields["actor"].widget.choices = _choices("Anyone", held["actor"])
+        self.fields["category"].widget.choices = _choices("Any category", held["category"])
+        self.fields["action"].widget.choices = _choices("Any change", held["action"])
 
     def clean(self):
         data = super().clean()

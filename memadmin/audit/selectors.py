@@ -3,7 +3,8 @@
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-from django.db.models import QuerySet
+from django.core.cache import cache
+from django.db.models import Max, QuerySet
 from django.utils import timezone
 
 from memadmin.memories.models import Memory
@@ -73,6 +74,28 @@ def event_categories() -> list[str]:
     """Return every category named in the audit log, alphabetically."""
     names = AuditEvent.objects.exclude(category="").values_list("category", flat=True)
     return sorted(set(names.distinct()))
+
+
+CHOICES_CACHE_KEY = "memadmin:audit-filter-choices"
+
+
+def event_choices() -> dict[str, list[str]]:
+    """Return the actors, categories and kinds of change the log holds (for its filters).
+
+    Each is a scan of the whole log; they are kept in the cache with the newest event's
+    id (an index lookup), so the log page reads them again only after a new event.
+    """
+    newest = AuditEvent.objects.aggregate(newest=Max("id"))["newest"]
+    cached = cache.get(CHOICES_CACHE_KEY)
+    if cached is not None and cached[0] == newest:
+        return cached[1]
+    choices = {
+        "actor": event_actors(),
+        "category": event_categories(),
+        "action": event_actions(),
+    }
+    cache.set(CHOICES_CACHE_KEY, (newest, choices), timeout=None)
+    return choices
 
 
 # --- versions of a memory

@@ -1,7 +1,10 @@
 """Read composites and reference sets, each in a fixed number of queries."""
 
+from collections.abc import Sequence
+
 from django.core.exceptions import ValidationError
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from memadmin.core.hashing import content_digest
 from memadmin.memories.models import Memory
@@ -30,19 +33,53 @@ def _ordered_members() -> Prefetch:
     )
 
 
+class CompositeRows(Sequence):
+    """Composites as a paginator reads them: counted and ordered by their ids alone.
+
+    A page's slice reads its ids (a sort of the composites' own rows), then only those
+    composites with their head, project, size and members: no join or count runs over
+    every composite of a large store.
+    """
+
+    def __init__(self, ids: QuerySet):
+        self.ids = ids
+
+    def count(self) -> int:
+        """Return how many composites there are (one query)."""
+        return self.ids.count()
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, index):
+        if not isinstance(index, slice):
+            return self[index : index + 1][0]
+        ids = list(self.ids[index])
+        member_count = (
+            CompositeMember.objects.filter(composite=OuterRef("pk"))
+            .order_by()
+            .values("composite")
+            .annotate(n=Count("id"))
+            .values("n")
+        )
+        found = (
+            Composite.objects.filter(pk__in=ids)
+            .select_related("head", "project")
+            .annotate(size=Coalesce(Subquery(member_count), 0))
+            .prefetch_related(_ordered_members())
+            .in_bulk()
+        )
+        return [found[pk] for pk in ids if pk in found]
+
+
 def composite_list(
     *, project=None, type: str = "", head_category: str = "", size: str = ""
-) -> QuerySet[Composite]:
-    """Return composites with their head, size and members, filtered as asked.
+) -> CompositeRows:
+    """Return composites with their head, size and members, filtered as asked, newest first.
 
     `size` is one of SIZES' keys: empty, small (1-3), medium (4-9), large (10+).
     """
-    composites = (
-        Composite.objects.select_related("head", "project")
-        .annotate(size=Count("members"))
-        .prefetch_related(_ordered_members())
-        .order_by("-updated_at", "-id")
-    )
+    composites = Composite.objects.order_by("-updated_at", "-id")
     if project is not None:
         composites = composites.filter(project=project)
     if type:
@@ -51,10 +88,10 @@ def composite_list(
         composites = composites.filter(head__category=head_category)
     if size in SIZES:
         low, high = SIZES[size]
-        composites = composites.filter(size__gte=low)
+        composites = composites.annotate(size=Count("members")).filter(size__gte=low)
         if high is not None:
             composites = composites.filter(size__lte=high)
-    return composites
+    return CompositeRows(composites.values_list("id", flat=True))
 
 
 def composite_detail(pk: int) -> Composite:
@@ -68,7 +105,8 @@ def composite_detail(pk: int) -> Composite:
 
 def head_categories() -> list[str]:
     """Return the categories of the memories that head a composite, sorted."""
-    return sorted(set(Composite.objects.values_list("head__category", flat=True)))
+    heads = Composite.objects.order_by().values_list("head__category", flat=True).distinct()
+    return sorted(set(heads))
 
 
 def memory_composites(memory: Memory) -> dict:

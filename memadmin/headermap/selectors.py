@@ -12,11 +12,14 @@ them (`header_map_below`), a page of one category's memories no header reaches
 (`unreached_memories`).
 """
 
+import threading
+from collections import OrderedDict
 from collections.abc import Collection, Iterator, Sequence
 
 from django.db import connection
 
 from memadmin.composites.models import Composite, CompositeMember
+from memadmin.composites.store_markers import Markers, store_markers
 from memadmin.core.ledger.model import LedgerComposite
 from memadmin.core.tokens import HeuristicCounter
 from memadmin.memories.models import Memory, Project
@@ -92,14 +95,36 @@ def _composites(project: Project) -> list[LedgerComposite]:
     ]
 
 
+KEPT_MAPS = 2  # projects whose map a process keeps
+_maps: OrderedDict[int, tuple[Markers, HeaderMap]] = OrderedDict()
+_maps_lock = threading.Lock()
+
+
+def forget_maps() -> None:
+    """Drop every map this process keeps."""
+    with _maps_lock:
+        _maps.clear()
+
+
 def header_map(project: Project) -> HeaderMap:
     """Return the map of the project's live memories and its composites.
 
     Sizes are the stored ones (`MemorySize`, kept by triggers): no text is read for the
     totals; the texts of the nodes a page shows are read when it asks (`HeaderMap.read_texts`).
+    A process keeps the map while the store's markers stand still (one query to know).
     """
+    markers = store_markers()
+    kept = _maps.get(project.pk)
+    if kept is not None and kept[0] == markers:
+        return kept[1]
     # A generator: the map keeps the memories as columns, each tuple lives for one row.
-    return HeaderMap(_sized_memories(project), _composites(project), texts=_texts(project))
+    tree = HeaderMap(_sized_memories(project), _composites(project), texts=_texts(project))
+    with _maps_lock:
+        _maps[project.pk] = (markers, tree)
+        _maps.move_to_end(project.pk)
+        while len(_maps) > KEPT_MAPS:
+            _maps.popitem(last=False)
+    return tree
 
 
 def header_map_below(project: Project, memory_id: int) -> HeaderMap | None:

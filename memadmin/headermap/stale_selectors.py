@@ -11,6 +11,7 @@ was created. It is stale when, since then:
   read; a composite made with the header does not count).
 """
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
@@ -36,6 +37,7 @@ from .stale_membership import (
 
 COMPARED_FIELDS = ("category", "status", "importance")
 COUNT_CACHE_KEY = "memadmin:stale-header-count"
+IDS_CACHE_KEY = "memadmin:stale-header-ids"
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,19 +166,53 @@ def stale_header_count() -> int:
 
 
 def stale_header_ids(project: Project | None = None) -> list[int]:
-    """Return the primary keys of the stale headers, in ascending order, in one query."""
-    return sorted(_stale_head_ids(project))
+    """Return the primary keys of the stale headers, in ascending order.
+
+    One cheap query while nothing changed (kept in the cache with the store's fingerprint,
+    as `stale_header_count` is); one more when it moved.
+    """
+    fingerprint = store_fingerprint()
+    key = f"{IDS_CACHE_KEY}:{project.pk if project is not None else 'all'}"
+    cached = cache.get(key)
+    if cached is not None and cached[0] == fingerprint:
+        return cached[1]
+    ids = sorted(_stale_head_ids(project))
+    cache.set(key, (fingerprint, ids), timeout=None)
+    return ids
 
 
-def stale_headers(project: Project | None = None) -> list[StaleHeader]:
+def stale_order(project: Project | None = None) -> list[int]:
+    """Return the stale headers' ids, oldest sync first (then by id), in two queries at most."""
+    ids = stale_header_ids(project)
+    since = dict(
+        Memory.objects.filter(pk__in=ids)
+        .annotate(since=_since_of_row())
+        .values_list("pk", "since")
+        .iterator(chunk_size=2000)
+    )
+    return sorted(since, key=lambda pk: (since[pk], pk))
+
+
+def _since_of_row() -> Coalesce:
+    return Coalesce(F("header_sync__synced_at"), F("created_at"), output_field=IntegerField())
+
+
+def stale_headers(
+    project: Project | None = None, heads: Collection[int] | None = None
+) -> list[StaleHeader]:
     """Return the stale headers, oldest sync first, each with what changed in its details.
 
-    At most seven queries whatever the number of headers: changed details, composites whose
-    members changed, deleted composites, their audit events, headers, details, and the
-    details' versions.
+    `heads` limits them to those ids (a page of the queue). At most seven queries whatever
+    the number of headers: changed details, composites whose members changed, deleted
+    composites, their audit events, headers, details, and the details' versions.
     """
-    pairs = set(_stale_members(project).values_list("composite__head_id", "member_id"))
+    members = _stale_members(project)
+    if heads is not None:
+        members = members.filter(composite__head_id__in=heads)
+    pairs = set(members.values_list("composite__head_id", "member_id"))
     composites = changed_composites(project)
+    if heads is not None:
+        composites = [composite for composite in composites if composite.head_id in heads]
     events = membership_events(composites)
     heads = {head for head, _ in pairs} | {composite.head_id for composite in composites}
     if not heads:

@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -11,8 +12,10 @@ from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory, Project
 from memadmin.memories.selectors import project_list
 
-from .stale_selectors import stale_header_count, stale_headers
+from .stale_selectors import stale_header_count, stale_headers, stale_order
 from .stale_services import header_mark_synced
+
+STALE_PER_PAGE = 25
 
 
 def _project(request: HtmxHttpRequest) -> Project | None:
@@ -28,11 +31,21 @@ def stale_queue(request: HtmxHttpRequest) -> HttpResponse:
     template_name = "headermap/stale.html"
     if request.htmx and not request.htmx.history_restore_request:
         template_name += "#stale-queue"
-    return render(
-        request,
-        template_name,
-        {"headers": stale_headers(project), "project": project, "projects": project_list()},
-    )
+    return render(request, template_name, _queue_context(request, project))
+
+
+def _queue_context(request: HtmxHttpRequest, project: Project | None) -> dict:
+    """Return a page of the queue: STALE_PER_PAGE headers, each with what changed."""
+    page = Paginator(stale_order(project), STALE_PER_PAGE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return {
+        "headers": stale_headers(project, heads=list(page.object_list)),
+        "page": page,
+        "query": query.urlencode(),
+        "project": project,
+        "projects": project_list(),
+    }
 
 
 @require_POST
@@ -54,7 +67,7 @@ def stale_mark_synced(request: HtmxHttpRequest, header_pk: int) -> HttpResponse:
         # Without JavaScript the queue comes back with the refusal among its messages.
         for message in error.messages:
             messages.error(request, message)
-        context = {"headers": stale_headers(None), "project": None, "projects": project_list()}
+        context = _queue_context(request, None)
         return render(request, "headermap/stale.html", context, status=400)
     if request.htmx:
         return render(

@@ -249,8 +249,12 @@ class HeaderMap:
         """Return the top-level headers' ids: theme headers first, then by category and id.
 
         Sorting needs no node: a page of roots makes nodes (and walks what they reach) for
-        the roots it shows only.
+        the roots it shows only. Worked out once (a process keeps a map while it holds).
         """
+        return list(self._root_ids)
+
+    @cached_property
+    def _root_ids(self) -> list[int]:
         category, layer = self.memories.category, self.layer
         return sorted(self.graph.roots, key=lambda i: (layer(i) != THEME_HEADER, category[i], i))
 
@@ -273,6 +277,10 @@ class HeaderMap:
 
     def unreached_groups(self) -> list[UnreachedGroup]:
         """Return, by category name, how many memories no header reaches and their tokens."""
+        return list(self._unreached_groups)
+
+    @cached_property
+    def _unreached_groups(self) -> list[UnreachedGroup]:
         counts: Counter[str] = Counter()
         tokens: Counter[str] = Counter()
         category, size = self.memories.category, self.memories.tokens
@@ -283,6 +291,10 @@ class HeaderMap:
 
     def summary(self) -> dict:
         """Return the headline counts: headers, details, unreached memories, and their tokens."""
+        return dict(self._summary)
+
+    @cached_property
+    def _summary(self) -> dict:
         headers, details = self._details.keys(), self.graph.detail_ids
         unreached, tokens = self.graph.unreached, self.memories.tokens
         return {

@@ -108,52 +108,55 @@ def composite_rows(project: Project) -> tuple[list[tuple], list[tuple]]:
     return composites, members
 
 
+def ledger_memory(row: tuple, display: dict[int, int], identity: str) -> LedgerMemory:
+    """Return a memory row (MEMORY_FIELDS) of a project as the ledger sees it, by display id."""
+    (
+        pk,
+        _upstream_id,
+        category,
+        content,
+        status,
+        importance,
+        expires_at,
+        superseded_by,
+        last_seen_at,
+        verified_at,
+        updated_at,
+        scope,
+        source_type,
+        verification_status,
+        shareable,
+        first_seen_at,
+        created_at,
+    ) = row
+    return LedgerMemory(
+        display[pk],
+        category,
+        content,
+        status,
+        importance,
+        expires_at,
+        superseded_by if superseded_by is None else display.get(superseded_by, superseded_by),
+        last_seen_at,
+        verified_at,
+        updated_at,
+        None,
+        scope,
+        source_type,
+        verification_status,
+        int(shareable),
+        identity,
+        first_seen_at,
+        created_at,
+    )
+
+
 def inputs_from_rows(
     rows: Sequence[tuple], composites: Sequence[tuple], members: Sequence[tuple], *, identity: str
 ) -> LedgerInputs:
     """Return the ledger's inputs made from memory, composite and member rows of a project."""
     display, renumbered = display_ids([(row[0], row[1]) for row in rows])
-    memories = [
-        LedgerMemory(
-            display[pk],
-            category,
-            content,
-            status,
-            importance,
-            expires_at,
-            superseded_by if superseded_by is None else display.get(superseded_by, superseded_by),
-            last_seen_at,
-            verified_at,
-            updated_at,
-            None,
-            scope,
-            source_type,
-            verification_status,
-            int(shareable),
-            identity,
-            first_seen_at,
-            created_at,
-        )
-        for (
-            pk,
-            _upstream_id,
-            category,
-            content,
-            status,
-            importance,
-            expires_at,
-            superseded_by,
-            last_seen_at,
-            verified_at,
-            updated_at,
-            scope,
-            source_type,
-            verification_status,
-            shareable,
-            first_seen_at,
-            created_at,
-        ) in rows
-    ]
+    memories = [ledger_memory(row, display, identity) for row in rows]
     members_of: dict[int, list[int]] = {}
     for composite_id, member_id in members:
         if member_id in display:

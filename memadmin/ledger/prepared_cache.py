@@ -2,9 +2,8 @@
 
 Reading 98,000 memories and preparing them takes most of a second; the ledger page needs
 them on every view and at every budget. So a process keeps, per project, the rows read,
-the ledger's inputs, each mode's read of them (`ReadStore`: the plugin's row reader, the
-workspace's foreign rows, a `PreparedStore`), the counter that knows each line's cost and
-the last few results, under the store's *markers* (one query: the store version that
+the ledger's inputs, the `PreparedStore`, the counter that knows each line's cost and the
+last few results, under the store's *markers* (one query: the store version that
 `audit_record` moves on, the newest audit event, and the newest history version of
 memories, composites and members: every recorded write and every sync moves one of them)
 and up to the next moment an expiry changes the candidates.
@@ -14,33 +13,33 @@ named by the new events and those with newer history versions are read again (no
 than PATCH_LIMIT of them; past that, or after a sync or a project change, everything is
 read again), composites and members are read again if theirs moved, and the store is
 prepared anew from the rows in memory. A budget move with nothing written only runs the
-selection again; the same view again reads one row. The reads and results are dropped
-whenever the markers move, since a workspace's other members may be what changed.
+selection again; the same view again reads one row.
+
+Each mode's read of the rows (`ReadStore`: the plugin's row reader, the workspace's
+foreign rows, a prepared store) is kept with the entry and dropped whenever the markers move,
+since a workspace's other members may be what changed.
 """
 
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
-from django.db import connection
-
-from memadmin.audit.models import AuditEvent, StoreVersion
-from memadmin.composites.models import Composite, CompositeMember
+from memadmin.audit.models import AuditEvent
+from memadmin.composites.store_markers import Markers, store_markers
 from memadmin.core.ledger import LedgerResult, ReadStore, assemble_read
 from memadmin.core.ledger.model import Mode, TieBreak, TokenCounter
 from memadmin.memories.models import Memory, Project
 
 from .count_cache import PreloadedCounter, cache_label, counts_for
-from .inputs import LedgerInputs, composite_rows, inputs_from_rows, memory_rows
+from .inputs import LedgerInputs, composite_rows, inputs_from_rows, ledger_memory, memory_rows
 
 PATCH_LIMIT = 500  # changed memories read one by one; beyond that the project is read again
 KEPT_PROJECTS = 2  # prepared projects a process keeps (a 98,000-memory one: ~100 MB)
 KEPT_RESULTS = 8  # assemblies kept per project (budget, mode, tie-break, counter)
 EXPIRES_AT = 6  # position of expires_at in MEMORY_FIELDS
 FULL_READ_OBJECTS = {"project"}  # a sync, an import, a project change: read it all again
-
-Markers = tuple[int, int, int, int, int]
 
 
 @dataclass
@@ -70,6 +69,11 @@ class PreparedEntry:
         """Drop the reads and results, keeping the rows and the counts."""
         self.reads.clear()
         self.results.clear()
+
+    @cached_property
+    def positions(self) -> dict[int, int]:
+        """Return each memory's position in the inputs, by primary key (rows keep that order)."""
+        return {pk: at for at, pk in enumerate(self.rows)}
 
     def assemble(
         self,
@@ -114,27 +118,6 @@ def forget_prepared() -> None:
         _entries.clear()
 
 
-def store_markers() -> Markers:
-    """Return the store version and the newest event and history ids, in one query."""
-    quote = connection.ops.quote_name
-
-    def newest(model, column: str) -> str:
-        return f"(SELECT MAX({quote(column)}) FROM {quote(model._meta.db_table)})"
-
-    sql = "SELECT " + ", ".join(
-        [
-            f"(SELECT {quote('version')} FROM {quote(StoreVersion._meta.db_table)} WHERE id = 1)",
-            newest(AuditEvent, "id"),
-            newest(Memory.history.model, "history_id"),
-            newest(Composite.history.model, "history_id"),
-            newest(CompositeMember.history.model, "history_id"),
-        ]
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql)
-        return tuple(value or 0 for value in cursor.fetchone())
-
-
 def prepared_for(project: Project, *, now_ms: int) -> PreparedEntry:
     """Return the project prepared as the store is now and as the clock stands."""
     markers = store_markers()
@@ -166,8 +149,12 @@ def _prepare(
     rows: dict[int, tuple],
     composites: list[tuple],
     members: list[tuple],
+    inputs: LedgerInputs | None = None,
 ) -> PreparedEntry:
-    inputs = inputs_from_rows(list(rows.values()), composites, members, identity=project.identity)
+    if inputs is None:
+        inputs = inputs_from_rows(
+            list(rows.values()), composites, members, identity=project.identity
+        )
     ahead = [row[EXPIRES_AT] for row in rows.values() if row[EXPIRES_AT] is not None]
     ahead = [moment for moment in ahead if moment > now_ms]
     return PreparedEntry(
@@ -214,13 +201,37 @@ def _brought_up_to_date(
     )
     if not changed and not composites_moved:
         entry.markers = markers  # written elsewhere: this project's rows are as they were
-        entry.forget_reads()
+        entry.forget_reads()  # ... but a workspace member's may not be
         return entry
     rows = dict(entry.rows)
-    for pk in changed:
-        rows.pop(pk, None)
-    rows.update((row[0], row) for row in memory_rows(project, sorted(changed)))
-    composites, members = (
-        composite_rows(project) if composites_moved else (entry.composites, entry.members)
-    )
-    return _prepare(project, markers, now_ms, rows, composites, members)
+    fresh = memory_rows(project, sorted(changed))
+    for pk in changed - {row[0] for row in fresh}:
+        rows.pop(pk, None)  # gone, or moved to another project
+    for row in fresh:
+        rows[row[0]] = row  # a memory already there keeps its place
+    if composites_moved:
+        return _prepare(project, markers, now_ms, rows, *composite_rows(project))
+    inputs = _edited_inputs(entry, changed, fresh, project.identity)
+    return _prepare(project, markers, now_ms, rows, entry.composites, entry.members, inputs)
+
+
+def _edited_inputs(
+    entry: PreparedEntry, changed: set[int], fresh: list[tuple], identity: str
+) -> LedgerInputs | None:
+    """Return the entry's inputs with the edited memories replaced, None if ids moved.
+
+    Only edits keep every other memory's display id: no memory made or gone, no upstream
+    id changed. The composites stay as they are (their rows did not move).
+    """
+    if len(fresh) != len(changed) or any(
+        entry.rows.get(row[0], (None, -1))[1] != row[1] for row in fresh
+    ):
+        return None
+    inputs = entry.inputs
+    shown = {pk: display for display, pk in inputs.pk_of.items()}
+    position = entry.positions
+    memories = list(inputs.memories)
+    for row in fresh:
+        edited = ledger_memory(row, shown, identity)
+        memories[position[row[0]]] = edited
+    return replace(inputs, memories=memories)

@@ -130,6 +130,11 @@ class Memory(models.Model):
         indexes = [
             models.Index(fields=["project", "status", "category"]),
             models.Index(fields=["project", "status", "expires_at"]),
+            # The memory list's orders: a page of the newest (in a project or not), or by
+            # importance, is read from an index instead of sorting every row.
+            models.Index(fields=["updated_at"], name="memory_updated"),
+            models.Index(fields=["project", "updated_at"], name="memory_project_updated"),
+            models.Index(fields=["importance"], name="memory_importance"),
         ]
 
     def __str__(self) -> str:

@@ -6,6 +6,7 @@ from memadmin.core.clock import now_ms
 from memadmin.taxonomy.models import Category
 
 from .models import Memory, Project
+from .search import memory_search
 
 MAX_ID = 2**63 - 1  # the largest id a BigIntegerField holds
 LIVE_STATUSES = (Memory.Status.ACTIVE, Memory.Status.PERMANENT)
@@ -32,7 +33,8 @@ def memory_list(
     """Return memories filtered by project, category, status, a text fragment and expiry.
 
     A category matches its name in any case, or a part of a name. Status `live` is active or
-    permanent. `expiring_days` keeps the memories whose expiry falls in that many days.
+    permanent. `expiring_days` keeps the memories whose expiry falls in that many days. The
+    text is searched through the full-text index, best match first (see `search`).
     """
     memories = Memory.objects.select_related("project")
     if project is not None:
@@ -49,7 +51,7 @@ def memory_list(
             expires_at__gte=now, expires_at__lt=now + expiring_days * 86_400_000
         )
     if text:
-        memories = memories.filter(content__icontains=text)
+        memories = memory_search(memories, text)
     return memories
 
 
@@ -91,4 +93,4 @@ def memory_matches(term: str, *, project: int | None = None, limit: int = 20) ->
             return []
         by_id = Q(upstream_id=number) | Q(upstream_id__isnull=True, pk=number)
         return list(memories.filter(by_id)[:limit])
-    return list(memories.filter(content__icontains=term)[:limit])
+    return list(memory_search(memories, term)[:limit])

@@ -17,6 +17,7 @@ from . import selectors
 from .bulk_forms import BulkForm, category_choices
 from .forms import MemoryFilterForm, MemoryForm
 from .models import Memory, Project
+from .search import uses_index
 from .services import DuplicateMemory, StaleEdit, memory_update
 from .services import memory_create as create_memory
 from .store_gateway import StoreDuplicate, StoreRowChanged
@@ -34,7 +35,11 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     memories = selectors.memory_list(**filters)
     # Only editors get the selection column and the bulk actions it feeds.
     can_edit = has_role(request.user, "editor")
-    table = MemoryTable(memories, exclude=() if can_edit else ("select",))
+    # A text search comes best match first, unless a column is sorted (`?sort=`).
+    ranked = uses_index(filters.get("q", ""))
+    table = MemoryTable(
+        memories, exclude=() if can_edit else ("select",), order_by=() if ranked else None
+    )
     RequestConfig(request, paginate={"per_page": PAGE_SIZE}).configure(table)
     template_name = "memories/list.html"
     if request.htmx and not request.htmx.history_restore_request:

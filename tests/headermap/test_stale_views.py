@@ -236,3 +236,28 @@ def test_the_queue_shows_a_deleted_composite_unlinked(client_as, joined):
     assert "The theme 'Checks' was deleted" in body
     assert reverse("composites:detail", args=[checks.pk]) not in body
     assert "by dreamer: <em>empty</em>" in body
+
+
+def test_the_queue_comes_a_page_at_a_time(client_as, project):
+    """Past STALE_PER_PAGE headers, the queue is paged, oldest first, and page 2 has the rest."""
+    from memadmin.composites.services import composite_create
+    from memadmin.headermap.stale_views import STALE_PER_PAGE
+    from memadmin.memories.services import memory_create, memory_update
+
+    heads = []
+    for n in range(STALE_PER_PAGE + 2):
+        head = memory_create(
+            project=project, category="OPS_RULES", content=f"Head {n}.", actor="agent"
+        )
+        detail = memory_create(
+            project=project, category="OPS_RULES", content=f"Detail {n}.", actor="agent"
+        )
+        composite_create(head=head, type="theme", members=[detail], actor="agent")
+        memory_update(memory=detail, actor="agent", content=f"Detail {n}, changed.")
+        heads.append(head)
+    client = client_as("viewer")
+    first = client.get("/map/stale/", {"project": project.pk}).content.decode()
+    assert f"{STALE_PER_PAGE + 2} stale headers, page 1 of 2" in first
+    assert first.count('class="stale-header"') == STALE_PER_PAGE
+    second = client.get("/map/stale/", {"project": project.pk, "page": 2}).content.decode()
+    assert second.count('class="stale-header"') == 2 and f'id="stale-{heads[-1].pk}"' in second

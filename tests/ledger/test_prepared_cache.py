@@ -13,7 +13,7 @@ from memadmin.core.tokens import HeuristicCounter
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.ledger.counters import CounterChoice
 from memadmin.ledger.prepared_cache import prepared_for
-from memadmin.ledger.selectors import ledger_preview
+from memadmin.ledger.selectors import ledger_inputs, ledger_preview
 from memadmin.memories.models import Memory, Project
 from memadmin.memories.services import memory_create, memory_update
 from tests.upstream_store import build_store, make_row
@@ -114,3 +114,16 @@ def test_a_sync_is_seen(tmp_path):
     context_db_sync(path=path)
     assert Memory.objects.filter(project=project).count() == 2
     assert "Synced second." in block(project, now_ms=make_row()["updated_at"] + 1)
+
+
+def test_after_edits_the_kept_inputs_are_those_read_afresh(project, sop, remember):
+    """Edits patched in (and a memory made) leave the same inputs as reading it all again."""
+    prepared_for(project, now_ms=NOW)
+    memory_update(memory=sop["steps"][1], actor="agent", content="Step 2: do it twice.")
+    patched = prepared_for(project, now_ms=NOW)
+    assert sorted(patched.inputs.memories) == sorted(ledger_inputs(project).memories)
+    remember("A new one.")
+    memory_update(memory=sop["header"], actor="agent", importance=10)
+    again = prepared_for(project, now_ms=NOW)
+    assert sorted(again.inputs.memories) == sorted(ledger_inputs(project).memories)
+    assert again.inputs.composites == ledger_inputs(project).composites

@@ -62,6 +62,14 @@ def _busy(wall: float, cpu: float, target: float) -> str:
     return ""
 
 
+def _missed(slow: list[PageFigure]) -> str:
+    """Return the pages that missed, each once, with the time of each role that missed."""
+    by_page: dict[str, list[str]] = {}
+    for f in slow:
+        by_page.setdefault(_label(f), []).append(f"{f.role} {f.median_ms:.0f} ({f.cpu_ms:.0f} CPU)")
+    return "".join(f"; missed: {page}: {', '.join(roles)} ms" for page, roles in by_page.items())
+
+
 def verdicts(assembly: list[AssemblyFigure], report: PageReport) -> list[str]:
     """Return one line per target: met or missed, with the figures it rests on."""
     lines = []
@@ -77,8 +85,7 @@ def verdicts(assembly: list[AssemblyFigure], report: PageReport) -> list[str]:
     lines.append(
         f"every page at {worst.memories:,} memories, every role, under {PAGE_TARGET_MS} ms hot: "
         f"{verdict(not slow)} (slowest: {_label(worst)} as {worst.role}, "
-        f"{worst.median_ms:.0f} ms, {worst.cpu_ms:.0f} ms CPU)"
-        + "".join(f"; missed: {_label(f)} as {f.role} {f.median_ms:.0f} ms" for f in slow)
+        f"{worst.median_ms:.0f} ms, {worst.cpu_ms:.0f} ms CPU)" + _missed(slow)
     )
     small = {(f.name, f.role): f.queries for f in report.pages if f.size == "small"}
     uneven = [
