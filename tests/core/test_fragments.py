@@ -254,3 +254,13 @@ def test_applied_boundaries_are_valid_or_refused(text, boundaries):
     assert len(fragments) == len(boundaries) + 1
     assert all(fragment.text.strip() for fragment in fragments)
     assert non_whitespace("".join(text[f.start : f.end] for f in fragments)) == non_whitespace(text)
+
+
+def test_the_proposed_summary_is_the_title_line_or_the_first_sentence():
+    """A heading or a short title line is proposed; else the first sentence; never empty."""
+    from memadmin.core.fragments import proposed_summary
+
+    assert proposed_summary("# Release SOP\n1. Drain.\n2. Deploy.") == "Release SOP"
+    assert proposed_summary("Restore drill:\n- copy\n- verify") == "Restore drill"
+    assert proposed_summary("Backups run nightly. They are kept a week.") == "Backups run nightly."
+    assert proposed_summary("   ") == "Summary of a fragmented memory"
