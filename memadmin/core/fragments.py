@@ -253,3 +253,25 @@ def _has_sibling_item(rest: str, indent: int) -> bool:
         if own_indent <= indent and (_BULLET.match(body) or _NUMBERED.match(body)):
             return True
     return False
+
+
+SUMMARY_CHARACTERS = 200
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+
+
+def proposed_summary(text: str) -> str:
+    """Return a header summary to propose for a long text: never empty.
+
+    The title line when the text opens with one (a heading, or a short first line without a
+    full stop followed by more lines), else the first sentence; cut to 200 characters.
+    """
+    lines = [line.strip() for line in text.strip().splitlines()]
+    first = lines[0] if lines else ""
+    heading = first.lstrip("#").strip().rstrip(":").strip()
+    if heading and len(lines) > 1 and (first.startswith("#") or not first.endswith(".")):
+        summary = heading
+    else:
+        flat = " ".join(line for line in lines if line)
+        summary = _SENTENCE_END.split(flat, maxsplit=1)[0] if flat else ""
+    summary = summary[:SUMMARY_CHARACTERS].strip()
+    return summary or "Summary of a fragmented memory"

@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts.roles import role_required
-from memadmin.core.fragments import Fragment, SplitError
+from memadmin.core.fragments import Fragment, SplitError, proposed_summary
 from memadmin.core.tokens import TokenCounter
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
@@ -16,6 +16,8 @@ from .counters import choose_counter
 from .fragment_forms import SPLIT_MODES, FragmentForm
 from .fragment_lines import adjusted_lines, fragments_at, line_of, offsets_of, proposed_lines
 from .fragment_services import memory_fragment
+
+MAP_COUNTER = "heuristic"  # what the header map sizes memories with
 
 
 def _numbers(values: list[str]) -> tuple[list[int], list[str]]:
@@ -49,7 +51,7 @@ def _split(request: HtmxHttpRequest, text: str) -> dict:
     merged, merge_problems = _numbers(data.getlist("merge"))
     split_at, split_problems = _numbers([data.get("split_at", "")])
     problems += merge_problems + split_problems
-    mode_changed = request.method == "GET" and data.get("by_was", by) != by
+    mode_changed = not _applying(request) and data.get("by_was", by) != by
     reproposed = "propose" in data or mode_changed
     if reproposed or not ("start" in data or split_at):
         lines = proposed_lines(text, by)
@@ -62,6 +64,12 @@ def _split(request: HtmxHttpRequest, text: str) -> dict:
         except SplitError as error:
             problems.append(str(error))
     return {"by": by, "lines": lines, "fragments": fragments, "problems": problems}
+
+
+def _applying(request: HtmxHttpRequest) -> bool:
+    """Return True for the POST that applies the split (a preview posts too, to keep the
+    CSRF token out of the address)."""
+    return request.method == "POST" and not ({"preview", "propose"} & set(request.POST))
 
 
 def _preview(fragments: list[Fragment], text: str, counter: TokenCounter) -> list[dict]:
@@ -86,12 +94,12 @@ def fragment(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
     """
     memory = get_object_or_404(Memory.objects.select_related("project"), pk=memory_pk)
     split = _split(request, memory.content)
-    initial = {"header_category": memory.category}
+    initial = {"header_category": memory.category, "summary": proposed_summary(memory.content)}
     if request.method == "POST":
         form = FragmentForm(request.POST, project=memory.project, initial=initial)
     else:
         form = FragmentForm(project=memory.project, initial=initial)
-    if request.method == "POST" and form.is_valid() and not split["problems"]:
+    if _applying(request) and form.is_valid() and not split["problems"]:
         values = form.cleaned_data
         try:
             result = memory_fragment(
@@ -114,8 +122,12 @@ def fragment(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
                 "the original is archived and linked below.",
             )
             return redirect("memories:detail", pk=result.header.pk)
-    refused = request.method == "POST" and (form.errors or split["problems"])
-    counter = choose_counter()  # named on the page, with a notice if it fell back
+    refused = _applying(request) and (form.errors or split["problems"])
+    if request.method == "POST" and not _applying(request):
+        form = FragmentForm(request.POST, project=memory.project, initial=initial)
+        form.errors.clear()  # a preview judges the split only, not the header still being written
+    # The map's counter (the plugin's fallback), so a text has one size on both pages.
+    counter = choose_counter(MAP_COUNTER)
     context = {
         "memory": memory,
         "form": form,

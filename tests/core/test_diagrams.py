@@ -163,7 +163,21 @@ def test_sequence_numbers_its_steps():
     """Each step's label starts with its number, counted from 1."""
     root = parse(composite_svg("sequence", HEAD, members(3)))
     captions = ["".join(g.find(f".//{SVG}text").itertext()) for g in nodes(root, "member")]
-    assert captions == ["1. Step 0", "2. Step 1", "3. Step 2"]
+    assert captions == ["1. #100 Step 0", "2. #101 Step 1", "3. #102 Step 2"]
+
+
+def test_boxes_that_begin_alike_show_their_ids_and_what_sets_them_apart():
+    """Members sharing a long opening show their id and the words after it."""
+    steps = [
+        Node(id=20 + n, label=f"Release a service, step {n}: {verb} the fleet")
+        for n, verb in enumerate(["drain", "deploy", "verify"], start=1)
+    ]
+    root = parse(composite_svg("sequence", HEAD, steps))
+    captions = ["".join(g.find(f".//{SVG}text").itertext()) for g in nodes(root, "member")]
+    assert captions[0].startswith("1. #21 1: drain")
+    assert len(set(captions)) == 3
+    titles = [g.find(f"{SVG}title").text for g in nodes(root, "member")]
+    assert titles[1] == "2. #22 Release a service, step 2: deploy the fleet"
 
 
 @pytest.mark.parametrize("count", [1, 4, 12, 13, 50])

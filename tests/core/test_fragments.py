@@ -341,3 +341,13 @@ def test_the_last_character_may_start_a_fragment():
 def test_what_makes_a_list_item(by, text, expected):
     """A marker starts an item only after spaces or tabs; a single item loses its marker."""
     assert texts(by, text) == expected
+
+
+def test_the_proposed_summary_is_the_title_line_or_the_first_sentence():
+    """A heading or a short title line is proposed; else the first sentence; never empty."""
+    from memadmin.core.fragments import proposed_summary
+
+    assert proposed_summary("# Release SOP\n1. Drain.\n2. Deploy.") == "Release SOP"
+    assert proposed_summary("Restore drill:\n- copy\n- verify") == "Restore drill"
+    assert proposed_summary("Backups run nightly. They are kept a week.") == "Backups run nightly."
+    assert proposed_summary("   ") == "Summary of a fragmented memory"

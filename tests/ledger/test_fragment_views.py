@@ -32,20 +32,27 @@ def test_the_page_previews_the_proposed_split(client_as, long_memory):
     assert "4 details" in body
 
 
-def test_the_preview_names_the_counter_behind_its_counts(client_as, long_memory):
-    """Each fragment's token count comes with the counter's name."""
+def test_the_preview_counts_with_the_maps_counter_and_names_it(client_as, long_memory):
+    """The fragment page sizes texts as the header map does, and says which counter that is."""
     body = client_as("editor").get(url(long_memory)).content.decode()
-    assert "Token counts by the <strong>claude</strong> counter." in body
+    assert "Token counts by the <strong>heuristic</strong> counter, the one the header map" in body
 
 
-def test_without_claude_the_preview_says_it_uses_the_heuristic(
-    client_as, long_memory, tmp_path, monkeypatch
-):
-    """Where claude is not set up, the split preview names the heuristic and says why."""
-    monkeypatch.setenv("MEMADMIN_TOKENIZER_DIR", str(tmp_path))
+def test_the_header_summary_is_proposed_and_never_empty(client_as, long_memory):
+    """The summary box starts with the memory's title line or first sentence."""
     body = client_as("editor").get(url(long_memory)).content.decode()
-    assert "Token counts by the <strong>heuristic</strong> counter." in body
-    assert "ledger-heuristic-notice" in body
+    box = body.split('name="summary"', 1)[1].split("</textarea>", 1)[0]
+    assert box.split(">", 1)[1].strip()
+
+
+def test_previewing_without_javascript_keeps_the_token_out_of_the_address(client_as, long_memory):
+    """The preview buttons post: the CSRF token is never sent in a query string."""
+    client = client_as("editor")
+    body = client.get(url(long_memory)).content.decode()
+    assert 'formmethod="get"' not in body
+    response = client.post(url(long_memory), {"preview": "1", "by": "auto"})
+    assert response.status_code == 200
+    assert long_memory.__class__.objects.get(pk=long_memory.pk).status == "active"
 
 
 def test_merging_and_moving_refresh_the_preview_over_htmx(client_as, long_memory):

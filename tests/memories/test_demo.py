@@ -52,3 +52,22 @@ def test_demo_is_seeded():
     call_command("demo", "--no-people")
     assert list(Memory.objects.order_by("pk").values_list("category", "content")) == texts
     assert dict(Memory.objects.values_list("category").annotate(n=Count("id"))) == counts
+
+
+def test_the_demos_history_tells_a_story_in_its_own_time():
+    """Versions and events are dated in the weeks the memories span, by people and agents."""
+    from django.utils import timezone
+
+    call_command("demo", "--no-people")
+    events = AuditEvent.objects.filter(project__identity=OPS_IDENTITY)
+    build_time = timezone.now() - timezone.timedelta(minutes=5)
+    assert not events.filter(created_at__gte=build_time).exists()
+    actors = set(events.values_list("actor_label", flat=True))
+    assert {"ana", "chen", "historian", "dreamer", "agent"} <= actors
+    last_week = timezone.now() - timezone.timedelta(days=7)
+    assert events.filter(created_at__gte=last_week, actor_kind="person").exclude(reason="").exists()
+    memory = Memory.objects.filter(project__identity=OPS_IDENTITY).order_by("pk").first()
+    first = memory.history.order_by("history_id").first()
+    assert first.history_date.timestamp() * 1000 == memory.created_at
+    long_ones = Memory.objects.filter(project__identity=OPS_IDENTITY, content__regex=r"(?s).{280,}")
+    assert long_ones.count() >= 3

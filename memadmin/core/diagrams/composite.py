@@ -1,12 +1,13 @@
 """Inline SVG pictures of composites: one layout per kind, full size or thumbnail."""
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Literal, get_args
 
 from memadmin.core.diagrams import alternatives, cause, sequence, theme
 from memadmin.core.diagrams.markup import shorten
 from memadmin.core.diagrams.render import Size, render
-from memadmin.core.diagrams.scene import Node, Scene
+from memadmin.core.diagrams.scene import Node, Scene, distinct_parts
 
 CompositeKind = Literal["sequence", "theme", "cause", "alternatives"]
 SUMMARY_LABEL_CHARACTERS = 60
@@ -40,7 +41,9 @@ def composite_svg(
         raise ValueError(f"Unknown diagram size {size!r}: use full or thumb.")
     if cursor is not None and not 0 <= cursor < len(members):
         cursor = None
-    scene = _LAYOUTS[kind](head, members, cursor)
+    shorts = distinct_parts([member.label for member in members])
+    shown = [replace(m, short=s) for m, s in zip(members, shorts, strict=True)]
+    scene = _LAYOUTS[kind](head, shown, cursor)
     summary = _summary(kind, head, members, cursor)
     return render(scene, size=size, classes=f"composite {kind}", summary=summary)
 

@@ -16,6 +16,7 @@ BOX_WIDTH = 130.0
 BOX_HEIGHT = 28.0
 LABEL_CHARACTERS = 19  # what fits in a box at the label's font size
 TOOLTIP_CHARACTERS = 200
+MIN_COMMON_CHARACTERS = 8  # a shared start shorter than this stays in the captions
 
 Role = Literal["head", "member", "cursor"]
 Point = tuple[float, float]
@@ -28,6 +29,8 @@ class Node:
     id: int
     label: str
     href: str | None = None
+    # What the box shows when it differs from the label: the words that set it apart.
+    short: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,14 +92,34 @@ class Scene:
 
 def box_for(node: Node, role: Role, x: float, y: float, *, prefix: str = "") -> Box:
     """Return the box of a node at a centre point, its caption fitted to the box."""
+    prefix += f"#{node.id} "  # the id tells apart boxes whose texts begin alike
     room = LABEL_CHARACTERS - len(prefix) - (2 if role == "head" else 0)  # the head's is bold
-    caption = prefix + shorten(node.label, room)
-    tooltip = f"#{node.id} {prefix}{shorten(node.label, TOOLTIP_CHARACTERS)}"
+    caption = prefix + shorten(node.short or node.label, room)
+    tooltip = f"{prefix}{shorten(node.label, TOOLTIP_CHARACTERS)}"
     if role == "cursor":
         tooltip += " (read position)"
     if not plain(node.label):
-        caption = f"{prefix}#{node.id}"
+        caption = prefix.rstrip()
     return Box(node, role, x, y, caption, tooltip)
+
+
+def distinct_parts(labels: list[str]) -> list[str]:
+    """Return each label without the words every one of them starts with.
+
+    "Release, step 1: drain" and "Release, step 2: deploy" become "1: drain" and "2:
+    deploy"; labels that share less than a few words, or a single label, come back as they are.
+    """
+    if len(labels) < 2:
+        return list(labels)
+    words = [plain(label).split(" ") for label in labels]
+    common = 0
+    for group in zip(*words, strict=False):
+        if len(set(group)) != 1:
+            break
+        common += 1
+    if len(" ".join(words[0][:common])) < MIN_COMMON_CHARACTERS:  # too little to be worth it
+        return list(labels)
+    return [" ".join(split[common:]) or label for split, label in zip(words, labels, strict=True)]
 
 
 def role_of(index: int, cursor: int | None) -> Role:

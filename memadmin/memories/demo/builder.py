@@ -7,6 +7,7 @@ import random
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.utils import timezone
 
 from memadmin.audit.context import acting
 from memadmin.composites.models import Composite
@@ -20,6 +21,7 @@ from memadmin.memories.services import DuplicateMemory, memory_create, memory_up
 from memadmin.taxonomy.services import pack_install, pack_load
 
 from . import corpus
+from .history import date_history, tell_story
 
 OPS_IDENTITY = "git:9c1e4b7d2a6f8e0b3c5d7f9a1b2c4d6e8f0a1b3c"
 PLUGIN_IDENTITY = "git:4f2a9d1c7e3b5a8f6d0c2e4a6b8d0f1e3a5c7b9d"
@@ -219,6 +221,7 @@ def demo_build(*, seed: int = SEED) -> DemoSummary:
     """Build the demo store unless it is already there (then change nothing)."""
     if Project.objects.filter(identity__in=[OPS_IDENTITY, PLUGIN_IDENTITY]).exists():
         return DemoSummary(created=False)
+    since = timezone.now()  # everything written from here on is the demo's
     rng = random.Random(seed)
     start_ms = (now_ms() // DAY_MS - 60) * DAY_MS
     with acting(actor="system", reason="demo data"):
@@ -232,7 +235,12 @@ def demo_build(*, seed: int = SEED) -> DemoSummary:
         composites = _build_map(project, writer)
         composites += _build_relations(project, writer, pool)
         _lifecycle_variety(writer, pool)
+        for category, text in corpus.LONG_MEMORIES:
+            writer.write(category, text, importance=60)
         plugin_count = _build_plugin_project(rng, start_ms)
+        live = Memory.objects.filter(project=project, status=Memory.Status.ACTIVE).order_by("pk")
+        tell_story(list(live), rng)
+        date_history(since)
     return DemoSummary(
         created=True,
         projects=2,

@@ -167,3 +167,34 @@ DOSSIERS = {
         "PgBouncer runs in transaction mode; session features such as advisory locks are not available.",
     ],
 }
+
+
+# Long memories, the kind fragmenting is for: a heading and steps, a dossier, a write-up.
+LONG_MEMORIES = [
+    (
+        "OPS_RULES",
+        "# Failover of the primary database\n"
+        "1. Page the database on-call and announce the failover in #ops before touching anything.\n"
+        "2. Freeze deploys for every service that writes to the primary; check the freeze took.\n"
+        "3. Promote the replica in the DR region with the runbook's promote command.\n"
+        "4. Point the connection pooler at the new primary and watch error rates for ten minutes.\n"
+        "5. Rebuild the old primary as a replica, then lift the deploy freeze.",
+    ),
+    (
+        "CONFIG_VALUES",
+        "Edge cache settings, as tuned after the October load test:\n"
+        "- default TTL: 300 s for HTML, 86,400 s for hashed static assets;\n"
+        "- stale-while-revalidate: 60 s, so a slow origin never shows as an outage;\n"
+        "- purge by surrogate key only; a full purge needs the platform lead's approval;\n"
+        "- origin shield in the primary region; the DR region reads through it.",
+    ),
+    (
+        "INCIDENTS",
+        "2026-10-28: checkout latency doubled for forty minutes.\n\n"
+        "The payment service's connection pool was sized for the old node count and starved "
+        "after the autoscaler added nodes.\n\n"
+        "Fixed by sizing the pool per node from the scheduler's count; a dashboard alert now "
+        "fires when pool waits pass 50 ms.\n\n"
+        "Follow-up: the capacity review checks pool sizes whenever node counts change.",
+    ),
+]
