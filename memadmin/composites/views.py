@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from memadmin.accounts.roles import role_required
+from memadmin.core.numbers import parse_id
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
 
@@ -111,7 +112,7 @@ def composite_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def composite_new(request: HtmxHttpRequest) -> HttpResponse:
     """Create a composite headed by the memory named in `?head=`."""
     head = get_object_or_404(
-        Memory.objects.select_related("project"), pk=request.GET.get("head") or 0
+        Memory.objects.select_related("project"), pk=parse_id(request.GET.get("head")) or 0
     )
     form = CompositeCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -153,6 +154,8 @@ def composite_remove(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     status = 400 if form.errors else 200
     if form.is_valid():
         try:
+            if not form.cleaned_data["fingerprint"]:
+                raise CompositeChanged(unseen=True)
             composite_delete(
                 composite=composite,
                 actor=request.user,

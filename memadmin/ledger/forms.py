@@ -6,6 +6,7 @@ from django.http import QueryDict
 from memadmin.core.ledger import BUDGET_MAX, BUDGET_MIN
 from memadmin.core.ledger.model import ARCHIVED, EXPIRED, LAZY_DETAIL, OVER_BUDGET, SUPERSEDED
 from memadmin.core.tokens import COUNTER_NAMES
+from memadmin.number_fields import WholeNumberField
 
 BUDGET_MESSAGE = f"The budget must be a whole number between {BUDGET_MIN} and {BUDGET_MAX} tokens."
 REASONS = (OVER_BUDGET, LAZY_DETAIL, EXPIRED, ARCHIVED, SUPERSEDED)
@@ -27,7 +28,7 @@ def chosen_budget(data: QueryDict) -> str | None:
 class LedgerForm(forms.Form):
     """What to assemble and which rows to show; anything left out takes its default."""
 
-    budget = forms.IntegerField(
+    budget = WholeNumberField(
         min_value=BUDGET_MIN,
         max_value=BUDGET_MAX,
         error_messages={
@@ -60,7 +61,7 @@ class LedgerForm(forms.Form):
     reason = forms.ChoiceField(
         required=False, choices=[("", "any reason"), *((r, r) for r in REASONS)]
     )
-    page = forms.IntegerField(required=False, min_value=1)
+    page = WholeNumberField(required=False, min_value=1)
 
     def __init__(self, data: QueryDict, *, budget: int, counter: str):
         """Bind the request's values over the defaults: the project's budget, plugin mode."""

@@ -3,6 +3,8 @@
 from django import forms
 
 from memadmin.composites.models import Composite
+from memadmin.core.numbers import parse_id
+from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.taxonomy.models import Category
 
 from .bulk_services import ACTIONS
@@ -21,9 +23,10 @@ class SelectedIdsField(forms.Field):
 
     def to_python(self, value) -> list[int]:
         values = [value] if isinstance(value, str) else list(value or [])
-        if not all(str(item).isdigit() for item in values):
+        ids = [parse_id(str(item)) for item in values]
+        if None in ids:
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
-        return list(dict.fromkeys(int(item) for item in values))
+        return list(dict.fromkeys(ids))
 
 
 class BulkForm(forms.Form):
@@ -34,7 +37,7 @@ class BulkForm(forms.Form):
     category = forms.ChoiceField(
         required=False, label="Category", widget=forms.Select(attrs={"id": "bulk-category"})
     )
-    composite = forms.ModelChoiceField(
+    composite = RowChoiceField(
         queryset=Composite.objects.select_related("head").order_by("pk"),
         required=False,
         label="Composite",
@@ -46,7 +49,7 @@ class BulkForm(forms.Form):
         help_text="Kept as the reason on the history of every memory this changes.",
         error_messages={"max_length": "Keep the reason to %(limit_value)d characters at most."},
     )
-    expected = forms.IntegerField(required=False, widget=forms.HiddenInput, min_value=0)
+    expected = WholeNumberField(required=False, widget=forms.HiddenInput, min_value=0)
     # The review's BulkPlan.fingerprint: the confirmation is refused if a row changed since.
     fingerprint = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
     next = forms.CharField(required=False, widget=forms.HiddenInput)
@@ -77,7 +80,7 @@ class MergeForm(forms.Form):
         label="Merged text",
         help_text="Write the one memory that replaces them.",
     )
-    importance = forms.IntegerField(
+    importance = WholeNumberField(
         required=False,
         min_value=1,
         max_value=100,

@@ -8,6 +8,8 @@ from memadmin.core.clock import ms_to_datetime
 
 from .models import Memory
 
+MAX_PER_PAGE = 500
+
 
 class SelectColumn(tables.Column):
     """A checkbox per row, tied by its `form` attribute to the list's bulk form."""
@@ -51,6 +53,15 @@ class MemoryTable(tables.Table):
         attrs = {"class": "data-table"}
         empty_text = "No memory matches these filters."
         order_by = ("-updated_at",)
+
+    def paginate(self, *args, per_page=None, **kwargs):
+        """Paginate with the query's `per_page` where it is 1 to MAX_PER_PAGE, else the default.
+
+        django-tables2 passes any integer the query holds; a negative one fails the paginator.
+        """
+        if per_page is not None and not 1 <= per_page <= MAX_PER_PAGE:
+            per_page = None
+        return super().paginate(*args, per_page=per_page, **kwargs)
 
     def render_id(self, record: Memory):
         return format_html(
