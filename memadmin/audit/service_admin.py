@@ -20,6 +20,8 @@ import json
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.options import IncorrectLookupParameters
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
@@ -32,8 +34,29 @@ class _DryRun(Exception):
     """Raised to roll back a service call made only to validate a form."""
 
 
+class CheckedChangeList(ChangeList):
+    """A change list that refuses a filter no row can match instead of failing on it.
+
+    Django's own turns `?created_at__year=99999999` into an OverflowError, and PostgreSQL
+    refuses a NUL byte in any text it is sent (`?status__exact=%00`, `?q=%00`): a server
+    error either way. These are refused as the admin refuses any bad filter: the list again,
+    with a notice.
+    """
+
+    def get_filters(self, request, *args, **kwargs):
+        if any("\x00" in value for values in request.GET.lists() for value in values[1]):
+            raise IncorrectLookupParameters("A filter holds a NUL byte.")
+        try:
+            return super().get_filters(request, *args, **kwargs)
+        except (OverflowError, ValueError) as error:
+            raise IncorrectLookupParameters(error) from error
+
+
 class ReadOnlyAdmin(admin.ModelAdmin):
     """Show rows; add, change and delete are refused (the admin writes nothing)."""
+
+    def get_changelist(self, request, **kwargs):
+        return CheckedChangeList
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -65,6 +88,9 @@ class ServiceAdmin(admin.ModelAdmin):
         models.IntegerField: {"form_class": WholeNumberField},
         models.ForeignKey: {"form_class": RowChoiceField},
     }
+
+    def get_changelist(self, request, **kwargs):
+        return CheckedChangeList
 
     def version_of(self, obj) -> str:
         """Return a digest of the stored object that any save of it moves: every column."""

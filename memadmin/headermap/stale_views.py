@@ -12,6 +12,7 @@ from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory, Project
 from memadmin.memories.selectors import project_list
 
+from .forms import NOTE_MAX_CHARS, MarkSyncedForm
 from .stale_selectors import stale_header, stale_header_count, stale_headers
 from .stale_services import StaleReview, header_mark_synced
 
@@ -32,7 +33,12 @@ def stale_queue(request: HtmxHttpRequest) -> HttpResponse:
     return render(
         request,
         template_name,
-        {"headers": stale_headers(project), "project": project, "projects": project_list()},
+        {
+            "headers": stale_headers(project),
+            "project": project,
+            "projects": project_list(),
+            "note_max_chars": NOTE_MAX_CHARS,
+        },
     )
 
 
@@ -41,13 +47,16 @@ def stale_queue(request: HtmxHttpRequest) -> HttpResponse:
 def stale_mark_synced(request: HtmxHttpRequest, header_pk: int) -> HttpResponse:
     """Mark a header synced; an htmx request gets it removed from the queue in place."""
     header = get_object_or_404(Memory, pk=header_pk)
+    form = MarkSyncedForm(request.POST)
     reason = request.POST.get("reason", "").strip()
     try:
+        if not form.is_valid():
+            raise form.refusal()
         header_mark_synced(
             header=header,
             actor=request.user,
-            reason=reason,
-            expected_version=request.POST.get("version", ""),
+            reason=form.cleaned_data["reason"],
+            expected_version=form.cleaned_data["version"],
         )
     except ValidationError as error:
         stale = isinstance(error, StaleReview)
@@ -57,6 +66,7 @@ def stale_mark_synced(request: HtmxHttpRequest, header_pk: int) -> HttpResponse:
             context = {
                 "entry": current,
                 "refusals": error.messages,
+                "note_max_chars": NOTE_MAX_CHARS,
                 "kept_note": {"header": header.pk, "reason": reason},
             }
             return render(request, "headermap/stale.html#stale-card", context)
@@ -74,6 +84,7 @@ def stale_mark_synced(request: HtmxHttpRequest, header_pk: int) -> HttpResponse:
             "headers": stale_headers(None),
             "project": None,
             "projects": project_list(),
+            "note_max_chars": NOTE_MAX_CHARS,
             "kept_note": {"header": header.pk, "reason": reason},
         }
         return render(request, "headermap/stale.html", context, status=409 if stale else 400)

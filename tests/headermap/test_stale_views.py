@@ -317,3 +317,15 @@ def test_marking_synced_is_refused_when_a_memory_joined_since(client_as, release
     response = client.post(f"/map/stale/{release['header'].pk}/synced/", {"version": version})
     assert response.status_code == 409
     assert HeaderSync.objects.get().synced_at == T0 + 120_000
+
+
+@pytest.mark.parametrize("note", ["x" * 201, "a NUL \x00 byte"])
+def test_a_note_the_form_refuses_marks_nothing(client_as, edited, note):
+    """A note over 200 characters or with a NUL byte is refused (400), before anything is written."""
+    client = client_as("editor")
+    version = shown_version(client, edited["header"])
+    response = client.post(
+        f"/map/stale/{edited['header'].pk}/synced/", {"version": version, "reason": note}
+    )
+    assert response.status_code == 400
+    assert not HeaderSync.objects.exists()
