@@ -71,6 +71,10 @@ class PersonAdmin(ServiceAdmin):
     def get_readonly_fields(self, request, obj=None):
         return self.readonly_fields if obj is not None else ()
 
+    def version_of(self, obj) -> str:
+        """Return the person's role and state: what this form changes (not their last login)."""
+        return f"{role_of(obj) or '-'}:{obj.is_active}"
+
     def service_save(self, request, instance, data, change):
         if instance is None:
             return person_create(

@@ -3,6 +3,7 @@
 from django import forms
 
 from memadmin.memories.models import Project
+from memadmin.number_fields import RowChoiceField, WholeNumberField
 
 from . import selectors
 
@@ -19,7 +20,7 @@ class EventFilterForm(forms.Form):
     """
 
     actor = forms.CharField(required=False, max_length=150, widget=forms.Select)
-    project = forms.ModelChoiceField(
+    project = RowChoiceField(
         queryset=Project.objects.order_by("name"), required=False, empty_label="All projects"
     )
     category = forms.CharField(required=False, max_length=40, widget=forms.Select)
@@ -57,12 +58,12 @@ def _choices(anything: str, values: list[str]) -> list[tuple[str, str]]:
 class CompareForm(forms.Form):
     """Two versions to compare: `a` the older side, `b` the newer."""
 
-    a = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    b = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    a = WholeNumberField(min_value=1, widget=forms.HiddenInput)
+    b = WholeNumberField(min_value=1, widget=forms.HiddenInput)
 
 
 class RevertForm(forms.Form):
     """The version to go back to, and why."""
 
-    version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    version = WholeNumberField(min_value=1, widget=forms.HiddenInput)
     reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")

@@ -5,20 +5,58 @@ an admin edit is validated, audited and versioned like any other. Before that, t
 `clean` runs the same service in a transaction that is always rolled back: a refusal shows
 as a form error, with the service's own message, instead of a failed save. Deleting goes
 through `service_delete` where an admin defines it and is disabled otherwise.
-`ReadOnlyAdmin` is for models no service writes from the admin: view only.
+`ReadOnlyAdmin` is for models no service writes from the admin: view only. Number and row
+fields are memadmin's strict ones (`memadmin.number_fields`).
+
+A change form carries the version of the object it showed (`version_of`, hidden as
+`edited_version`). A save whose version is not the stored one (someone saved since the form
+was opened), or that sends none, is refused with nothing written: the form comes back with
+what the person typed, the values now stored beside it, and the version now stored, so
+saving again is a deliberate choice. The row stays locked from that check to the save.
 """
 
+import hashlib
+import json
+
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.options import IncorrectLookupParameters
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import models, transaction
+
+from memadmin.number_fields import RowChoiceField, WholeNumberField
+
+VERSION_FIELD = "edited_version"
 
 
 class _DryRun(Exception):
     """Raised to roll back a service call made only to validate a form."""
 
 
+class CheckedChangeList(ChangeList):
+    """A change list that refuses a filter no row can match instead of failing on it.
+
+    Django's own turns `?created_at__year=99999999` into an OverflowError, and PostgreSQL
+    refuses a NUL byte in any text it is sent (`?status__exact=%00`, `?q=%00`): a server
+    error either way. These are refused as the admin refuses any bad filter: the list again,
+    with a notice.
+    """
+
+    def get_filters(self, request, *args, **kwargs):
+        if any("\x00" in value for values in request.GET.lists() for value in values[1]):
+            raise IncorrectLookupParameters("A filter holds a NUL byte.")
+        try:
+            return super().get_filters(request, *args, **kwargs)
+        except (OverflowError, ValueError) as error:
+            raise IncorrectLookupParameters(error) from error
+
+
 class ReadOnlyAdmin(admin.ModelAdmin):
     """Show rows; add, change and delete are refused (the admin writes nothing)."""
+
+    def get_changelist(self, request, **kwargs):
+        return CheckedChangeList
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -30,6 +68,11 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+def _shown(value) -> str:
+    text = repr(getattr(value, "pk", value))
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
 class ServiceAdmin(admin.ModelAdmin):
     """Save through `service_save`; delete through `service_delete`, or not at all."""
 
@@ -39,18 +82,80 @@ class ServiceAdmin(admin.ModelAdmin):
 
     service_delete = None  # a method (request, obj) -> None, where a delete service exists
 
+    # Numbers and rows are read as every form of the dashboard reads them (ASCII digits, in
+    # the column's range), not by Django's int().
+    formfield_overrides = {
+        models.IntegerField: {"form_class": WholeNumberField},
+        models.ForeignKey: {"form_class": RowChoiceField},
+    }
+
+    def get_changelist(self, request, **kwargs):
+        return CheckedChangeList
+
+    def version_of(self, obj) -> str:
+        """Return a digest of the stored object that any save of it moves: every column."""
+        values = [(f.attname, f.value_to_string(obj)) for f in obj._meta.concrete_fields]
+        return hashlib.sha256(json.dumps(values).encode()).hexdigest()[:32]
+
     def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is not None:
+            base = kwargs.get("form") or self.form
+            version = forms.CharField(required=False, widget=forms.HiddenInput)
+            kwargs["form"] = type(base.__name__, (base,), {VERSION_FIELD: version})
         form_class = super().get_form(request, obj, change=change, **kwargs)
         model_admin = self
 
         class CheckedByService(form_class):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                if VERSION_FIELD in self.fields:
+                    self.fields[VERSION_FIELD].initial = model_admin.version_of(self.instance)
+
             def clean(self):
                 cleaned = super().clean()
+                if not self.errors and obj is not None:
+                    model_admin._refuse_stale(obj, self)
                 if not self.errors:
                     model_admin._dry_run(request, obj, self, change)
                 return cleaned
 
         return CheckedByService
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None or any(VERSION_FIELD in options["fields"] for _, options in fieldsets):
+            return fieldsets
+        (name, options), *rest = fieldsets
+        return [(name, {**options, "fields": (*options["fields"], VERSION_FIELD)}), *rest]
+
+    def _refuse_stale(self, obj, form) -> None:
+        """Refuse the form if the object was saved since it was opened, or it sent no version.
+
+        The row is locked until the admin's transaction ends, so nothing saves between this
+        check and the service's write.
+        """
+        stored = type(obj)._default_manager.select_for_update().get(pk=obj.pk)
+        current = self.version_of(stored)
+        if form.cleaned_data.get(VERSION_FIELD) == current:
+            return
+        label = obj._meta.verbose_name
+        now = [
+            f"{name}: now {_shown(getattr(stored, name))}, yours {_shown(value)}"
+            for name, value in form.cleaned_data.items()
+            if name in {f.name for f in obj._meta.concrete_fields}
+            and value != getattr(stored, name)
+        ]
+        why = (
+            f"This {label} was saved by someone else since this form was opened"
+            if form.cleaned_data.get(VERSION_FIELD)
+            else f"This form did not say which version of the {label} it edits"
+        )
+        form.add_error(None, f"{why}: nothing was saved.")
+        if now:
+            form.add_error(None, "Stored now, beside what you typed: " + "; ".join(now) + ".")
+        form.add_error(None, "The form keeps what you typed: save again to put it in force.")
+        form.data = form.data.copy()
+        form.data[VERSION_FIELD] = current  # saving again is made over what is stored now
 
     def _dry_run(self, request, obj, form, change: bool) -> None:
         """Run the service on the form's data and roll it back; report a refusal on the form."""

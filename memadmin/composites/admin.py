@@ -6,7 +6,13 @@ from django.contrib import admin
 from memadmin.audit.service_admin import ReadOnlyAdmin, ServiceAdmin
 
 from .models import Composite, CompositeMember, ReferenceSet
-from .services import composite_create, composite_delete, composite_set_title, composite_set_type
+from .services import (
+    composite_create,
+    composite_delete,
+    composite_fingerprint,
+    composite_set_title,
+    composite_set_type,
+)
 
 
 class CompositeForm(forms.ModelForm):
@@ -44,6 +50,10 @@ class CompositeAdmin(ServiceAdmin):
     def get_readonly_fields(self, request, obj=None):
         # The head of an existing composite changes only by a merge, which repoints it.
         return ("head", "project", "cursor") if obj is not None else ()
+
+    def version_of(self, obj) -> str:
+        """Return the fingerprint the delete confirmation uses: it covers the members too."""
+        return composite_fingerprint(obj)
 
     def service_save(self, request, instance, data, change):
         reason = data["reason"]

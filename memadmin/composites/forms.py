@@ -8,13 +8,16 @@ import re
 from django import forms
 from django.core.exceptions import ValidationError
 
+from memadmin.core.numbers import parse_id
 from memadmin.memories.models import Project
 from memadmin.memories.picker import MEMORY_HINT, PickerInput
+from memadmin.number_fields import RowChoiceField, WholeNumberField
 
 from .models import Composite
+from .reference_services import NOTE_MAX_CHARS
 from .selectors import SIZE_LABELS
 
-_ID = re.compile(r"#?(\d+)")
+_ID = re.compile(r"#?([0-9]+)")  # not \d, which takes every script's digits
 
 
 def parse_ids(text: str) -> list[int]:
@@ -24,11 +27,16 @@ def parse_ids(text: str) -> list[int]:
         raise ValidationError(
             f"Write memory ids as numbers separated by commas or spaces, not {leftover!r}."
         )
-    return list(dict.fromkeys(int(found) for found in _ID.findall(text)))
+    found = _ID.findall(text)
+    ids = [parse_id(number) for number in found]
+    if None in ids:
+        wrong = next(number for number, pk in zip(found, ids, strict=True) if pk is None)
+        raise ValidationError(f"#{wrong[:30]} is not a memory id.")
+    return list(dict.fromkeys(ids))
 
 
 class CompositeFilterForm(forms.Form):
-    project = forms.ModelChoiceField(
+    project = RowChoiceField(
         queryset=Project.objects.order_by("name"), required=False, empty_label="All projects"
     )
     type = forms.ChoiceField(choices=[("", "Any type"), *Composite.Type.choices], required=False)
@@ -92,13 +100,13 @@ class MemberAddForm(MembersPickedForm):
     members = IdsField(
         label="Memory ids", help_text="One or more, e.g. 12, 14, or a word of the text to find one."
     )
-    position = forms.IntegerField(
+    position = WholeNumberField(
         required=False, min_value=1, label="At step", help_text="Empty: at the end."
     )
 
 
 class MemberMoveForm(forms.Form):
-    position = forms.IntegerField(min_value=1, label="To step")
+    position = WholeNumberField(min_value=1, label="To step")
 
 
 class TypeForm(forms.Form):
@@ -107,13 +115,14 @@ class TypeForm(forms.Form):
 
 class CursorForm(forms.Form):
     action = forms.ChoiceField(choices=[("advance", "advance"), ("back", "back"), ("set", "set")])
-    position = forms.IntegerField(required=False, label="Step")
+    position = WholeNumberField(required=False, label="Step")
 
 
 class FreezeForm(forms.Form):
     note = forms.CharField(
         required=False,
-        max_length=2000,
+        max_length=NOTE_MAX_CHARS,
+        error_messages={"max_length": f"A note holds at most {NOTE_MAX_CHARS} characters."},
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="What the snapshot is for (kept with it).",
     )

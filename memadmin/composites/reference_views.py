@@ -16,15 +16,23 @@ from .drift import has_drifted
 from .forms import FreezeForm
 from .models import Composite, ReferenceSet
 from .reference_services import reference_set_freeze
+from .views import composite_context, load_composite
 
 
 @require_POST
 @role_required("editor")
 def freeze(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """Freeze the composite into a new snapshot and show it."""
+    """Freeze the composite into a new snapshot and show it.
+
+    A note the form refuses (too long) freezes nothing: the composite's page comes back, 400,
+    with the note as typed and why.
+    """
     composite = get_object_or_404(Composite, pk=pk)
     form = FreezeForm(request.POST)
-    note = form.cleaned_data["note"] if form.is_valid() else ""
+    if not form.is_valid():
+        context = composite_context(load_composite(pk), freeze_form=form)
+        return render(request, "composites/detail.html", context, status=400)
+    note = form.cleaned_data["note"]
     try:
         snapshot = reference_set_freeze(composite=composite, note=note, actor=request.user)
     except ValidationError as error:

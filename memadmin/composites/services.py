@@ -57,13 +57,20 @@ TITLE_MAX_CHARS = 200
 
 
 class CompositeChanged(ValidationError):
-    """The composite changed since the person saw it; nothing was written."""
+    """The composite changed since the person saw it; nothing was written.
 
-    def __init__(self):
+    `unseen` is for a confirmation that did not say what it confirmed (no fingerprint): it
+    could be deleting anything, so it is refused as a stale one is.
+    """
+
+    def __init__(self, *, unseen: bool = False):
         super().__init__(
-            "Someone else changed this composite since you opened this page (its type, title, "
-            "head, members or cursor). Nothing was deleted: check it as it is now and confirm "
-            "again.",
+            "This confirmation did not say which version of the composite it confirms. "
+            "Nothing was deleted: check it as it is now and confirm again."
+            if unseen
+            else "Someone else changed this composite since you opened this page (its type, "
+            "title, head, members or cursor). Nothing was deleted: check it as it is now and "
+            "confirm again.",
             code="composite_changed",
         )
 

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from memadmin.accounts.roles import role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
+from memadmin.core.numbers import parse_id
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
 from memadmin.memories.picker import SELECT_LIMIT
@@ -175,9 +176,10 @@ def _preset_head(value: str) -> Memory | None:
     """Return the memory named by `?head=` (its pk), None without one; 404 if it names none."""
     if not value:
         return None
-    if not value.isdigit():
+    pk = parse_id(value)
+    if pk is None:
         raise Http404("No such memory.")
-    return get_object_or_404(Memory.objects.select_related("project"), pk=int(value))
+    return get_object_or_404(Memory.objects.select_related("project"), pk=pk)
 
 
 @require_http_methods(["GET", "POST"])
@@ -195,6 +197,8 @@ def composite_remove(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     status = 400 if form.errors else 200
     if form.is_valid():
         try:
+            if not form.cleaned_data["fingerprint"]:
+                raise CompositeChanged(unseen=True)
             with acting(actor=request.user, reason=form.cleaned_data["reason"]) as change:
                 composite_delete(
                     composite=composite,

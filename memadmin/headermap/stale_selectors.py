@@ -11,6 +11,8 @@ was created. It is stale when, since then:
   read; a composite made with the header does not count).
 """
 
+import hashlib
+import json
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
@@ -84,6 +86,23 @@ class StaleHeader:
     synced: bool
     changes: list[DetailChange] = field(default_factory=list)
     membership: list[MembershipChange] = field(default_factory=list)
+
+    @property
+    def version(self) -> str:
+        """Return a digest of what the queue shows of this header, for "mark synced" to carry.
+
+        It covers the header's own version, the sync it counts from, each changed detail
+        with its version and each change to the set of details: any further change moves
+        it, so a reviewer never marks synced a change they were not shown.
+        """
+        shown = [
+            self.header.pk,
+            self.header.updated_at,
+            self.since,
+            sorted((change.detail.pk, change.detail.updated_at) for change in self.changes),
+            [(change.kind, change.composite_pk, change.at) for change in self.membership],
+        ]
+        return hashlib.sha256(json.dumps(shown).encode()).hexdigest()[:32]
 
 
 def _since(head: str) -> Coalesce:
@@ -232,6 +251,12 @@ def stale_headers(
     for head, event in sorted(events, key=lambda pair: pair[1]["at"]):
         stale[head].membership.append(membership_change(event, details))
     return sorted(stale.values(), key=lambda entry: (entry.since, entry.header.pk))
+
+
+def stale_header(header: Memory) -> StaleHeader | None:
+    """Return the header's entry in the queue as it is now, or None when it is not stale."""
+    entries = stale_headers(header.project, heads=[header.pk])
+    return next((entry for entry in entries if entry.header.pk == header.pk), None)
 
 
 def _since_of(header: Memory) -> int:

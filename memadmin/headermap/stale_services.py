@@ -11,15 +11,40 @@ from memadmin.core.clock import now_ms
 from memadmin.memories.models import Memory
 
 from .models import HeaderSync
+from .stale_selectors import stale_header
+
+
+class StaleReview(ValidationError):
+    """The header's details changed since the queue showing them was loaded; nothing marked."""
+
+    def __init__(self, header: Memory, *, unseen: bool = False):
+        super().__init__(
+            f"This request did not say which changes to #{header.display_id}'s details were "
+            "reviewed, so it was not marked synced. Review them below, then mark it again."
+            if unseen
+            else f"#{header.display_id}'s details changed after the queue was loaded, so it "
+            "was not marked synced: the queue below shows them as they are now. Review them, "
+            "then mark it again.",
+            code="stale_review",
+        )
 
 
 @transaction.atomic
 def header_mark_synced(
-    *, header: Memory, actor, reason: str = "", at_ms: int | None = None
+    *,
+    header: Memory,
+    actor,
+    reason: str = "",
+    at_ms: int | None = None,
+    expected_version: str | None = None,
 ) -> HeaderSync:
     """Record that the header was brought in line with its details now.
 
     Refused, with nothing written, for a memory that heads no composite or is archived.
+    Given `expected_version` (StaleHeader.version of the queue entry the person reviewed),
+    refused with StaleReview if what the queue would show now is not what was reviewed
+    (a detail changed, a memory joined, the header was synced meanwhile); an empty one
+    (a form that sent none) is refused the same way.
     """
     header = Memory.objects.select_for_update().select_related("project").get(pk=header.pk)
     if header.status == Memory.Status.ARCHIVED:
@@ -28,6 +53,12 @@ def header_mark_synced(
         )
     if not Composite.objects.filter(head=header).exists():
         raise ValidationError(f"#{header.display_id} heads no composite: it is not a header.")
+    if expected_version is not None:
+        if not expected_version:
+            raise StaleReview(header, unseen=True)
+        current = stale_header(header)
+        if current is None or current.version != expected_version:
+            raise StaleReview(header)
     now = at_ms if at_ms is not None else now_ms()
     sync = HeaderSync.objects.filter(header=header).first()
     before = sync.synced_at if sync else None

@@ -8,19 +8,21 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
+from memadmin.core.numbers import parse_id
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory, Project
 from memadmin.memories.selectors import project_list
 
-from .stale_selectors import stale_header_count, stale_headers, stale_order
-from .stale_services import header_mark_synced
+from .forms import NOTE_MAX_CHARS, MarkSyncedForm
+from .stale_selectors import stale_header, stale_header_count, stale_headers, stale_order
+from .stale_services import StaleReview, header_mark_synced
 
 STALE_PER_PAGE = 25
 
 
 def _project(request: HtmxHttpRequest) -> Project | None:
-    value = request.GET.get("project", "")
-    return Project.objects.filter(pk=int(value)).first() if value.isdigit() else None
+    pk = parse_id(request.GET.get("project", ""))
+    return Project.objects.filter(pk=pk).first() if pk is not None else None
 
 
 @require_GET
@@ -45,6 +47,7 @@ def _queue_context(request: HtmxHttpRequest, project: Project | None) -> dict:
         "query": query.urlencode(),
         "project": project,
         "projects": project_list(),
+        "note_max_chars": NOTE_MAX_CHARS,
     }
 
 
@@ -53,22 +56,42 @@ def _queue_context(request: HtmxHttpRequest, project: Project | None) -> dict:
 def stale_mark_synced(request: HtmxHttpRequest, header_pk: int) -> HttpResponse:
     """Mark a header synced; an htmx request gets it removed from the queue in place."""
     header = get_object_or_404(Memory, pk=header_pk)
+    form = MarkSyncedForm(request.POST)
+    reason = request.POST.get("reason", "").strip()
     try:
+        if not form.is_valid():
+            raise form.refusal()
         header_mark_synced(
-            header=header, actor=request.user, reason=request.POST.get("reason", "").strip()
+            header=header,
+            actor=request.user,
+            reason=form.cleaned_data["reason"],
+            expected_version=form.cleaned_data["version"],
         )
     except ValidationError as error:
+        stale = isinstance(error, StaleReview)
+        current = stale_header(header) if stale else None
+        if request.htmx and current is not None:
+            # htmx swaps only 2xx answers: the card comes back as it is now, with why.
+            context = {
+                "entry": current,
+                "refusals": error.messages,
+                "note_max_chars": NOTE_MAX_CHARS,
+                "kept_note": {"header": header.pk, "reason": reason},
+            }
+            return render(request, "headermap/stale.html#stale-card", context)
         if request.htmx:
             return render(
                 request,
                 "headermap/includes/sync_refused.html",
                 {"header": header, "messages_list": error.messages},
             )
-        # Without JavaScript the queue comes back with the refusal among its messages.
+        # Without JavaScript the queue comes back with the refusal among its messages, as it
+        # is now, the note typed kept on the header's form.
         for message in error.messages:
             messages.error(request, message)
         context = _queue_context(request, None)
-        return render(request, "headermap/stale.html", context, status=400)
+        context["kept_note"] = {"header": header.pk, "reason": reason}
+        return render(request, "headermap/stale.html", context, status=409 if stale else 400)
     if request.htmx:
         return render(
             request,

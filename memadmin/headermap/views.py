@@ -24,6 +24,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
+from memadmin.core.numbers import ids_in, parse_id, parse_page, parse_whole
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.forms import ProjectChoiceForm
 from memadmin.memories.models import Project
@@ -184,28 +185,24 @@ def _items(
 def _project(request: HtmxHttpRequest) -> Project:
     wanted = request.GET.get("project", "")
     projects = Project.objects.order_by("name")
-    project = projects.filter(pk=wanted).first() if wanted.isdigit() else projects.first()
+    pk = parse_id(wanted)
+    project = projects.filter(pk=pk).first() if pk is not None else projects.first()
     if project is None:
         raise Http404("No such project." if wanted else "There is no project yet.")
     return project
 
 
 def _ids(values: list[str]) -> list[int]:
-    return [int(value) for value in values if value.isdigit()][:MAX_OPEN]
-
-
-def _number(value: str | None) -> int:
-    """Return a page number from the query, 1 for anything that is not a positive number."""
-    return int(value) if value and value.isdigit() and int(value) > 0 else 1
+    return ids_in(values)[:MAX_OPEN]
 
 
 def _place(request: HtmxHttpRequest, project: Project, open_ids: Iterable[int]) -> MapPlace:
     return MapPlace(
         project_id=project.pk,
-        page=_number(request.GET.get("page")),
+        page=parse_page(request.GET.get("page")),
         open_ids=frozenset(open_ids),
         unreached=request.GET.get("unreached", ""),
-        unreached_page=_number(request.GET.get("unreached_page")),
+        unreached_page=parse_page(request.GET.get("unreached_page")),
     )
 
 
@@ -274,7 +271,7 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
     paginator = Paginator(tree.root_ids(), ROOTS_PER_PAGE)
     wanted = request.GET.get("page") or "1"
     try:
-        page = paginator.page(wanted)
+        page = paginator.page(parse_whole(wanted, minimum=1) or 0)
     except InvalidPage:
         page, place = None, replace(place, page=1)
     missing = page is None

@@ -6,6 +6,7 @@ from django.http import QueryDict
 from memadmin.core.ledger import BUDGET_MAX, BUDGET_MIN
 from memadmin.core.ledger.model import ARCHIVED, EXPIRED, LAZY_DETAIL, OVER_BUDGET, SUPERSEDED
 from memadmin.core.tokens import COUNTER_NAMES
+from memadmin.number_fields import WholeNumberField
 
 BUDGET_MESSAGE = f"The budget must be a whole number between {BUDGET_MIN} and {BUDGET_MAX} tokens."
 REASONS = (OVER_BUDGET, LAZY_DETAIL, EXPIRED, ARCHIVED, SUPERSEDED)
@@ -37,7 +38,7 @@ def chosen_budget(data: QueryDict) -> str | None:
 class LedgerForm(forms.Form):
     """What to assemble and which rows to show; anything left out takes its default."""
 
-    budget = forms.IntegerField(
+    budget = WholeNumberField(
         min_value=BUDGET_MIN,
         max_value=BUDGET_MAX,
         error_messages={
@@ -74,8 +75,8 @@ class LedgerForm(forms.Form):
     reason = forms.ChoiceField(
         required=False, choices=[("", "any reason"), *((r, r) for r in REASONS)]
     )
-    page = forms.IntegerField(required=False, min_value=1)
-    find = forms.IntegerField(
+    page = WholeNumberField(required=False, min_value=1)
+    find = WholeNumberField(
         required=False,
         min_value=1,
         label="Find memory",

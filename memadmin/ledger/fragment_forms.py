@@ -2,6 +2,7 @@
 
 from django import forms
 
+from memadmin.number_fields import WholeNumberField
 from memadmin.taxonomy.selectors import category_names
 
 from .fragment_services import HEADER_IMPORTANCE
@@ -36,7 +37,7 @@ class FragmentForm(forms.Form):
     )
     title = forms.CharField(label="Composite title", required=False, max_length=200)
     header_category = forms.ChoiceField(label="Header category")
-    header_importance = forms.IntegerField(
+    header_importance = WholeNumberField(
         label="Header importance", min_value=1, max_value=100, initial=HEADER_IMPORTANCE
     )
     reason = forms.CharField(label="Why (for the history)", required=False, max_length=500)

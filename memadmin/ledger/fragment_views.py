@@ -8,6 +8,7 @@ from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts.roles import role_required
 from memadmin.core.fragments import Fragment, SplitError, proposed_summary
+from memadmin.core.numbers import INTEGER_MAX, parse_whole
 from memadmin.core.tokens import TokenCounter
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
@@ -26,8 +27,9 @@ def _numbers(values: list[str]) -> tuple[list[int], list[str]]:
         value = value.strip()
         if not value:
             continue
-        if value.isdigit():
-            numbers.append(int(value))
+        number = parse_whole(value, minimum=0, maximum=INTEGER_MAX)
+        if number is not None:
+            numbers.append(number)
         else:
             problems.append(f"{value!r} is not a line number.")
     return numbers, problems

@@ -4,6 +4,8 @@ from django import forms
 from django.db.models import Count
 
 from memadmin.composites.models import Composite
+from memadmin.core.numbers import parse_id
+from memadmin.number_fields import WholeNumberField
 from memadmin.taxonomy.models import Category
 
 from .bulk_services import ACTIONS
@@ -23,9 +25,10 @@ class SelectedIdsField(forms.Field):
 
     def to_python(self, value) -> list[int]:
         values = [value] if isinstance(value, str) else list(value or [])
-        if not all(str(item).isdigit() for item in values):
+        ids = [parse_id(str(item)) for item in values]
+        if None in ids:
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
-        return list(dict.fromkeys(int(item) for item in values))
+        return list(dict.fromkeys(ids))
 
 
 class CompositePickField(forms.CharField):
@@ -78,7 +81,7 @@ class BulkForm(forms.Form):
         help_text="Kept as the reason on the history of every memory this changes.",
         error_messages={"max_length": "Keep the reason to %(limit_value)d characters at most."},
     )
-    expected = forms.IntegerField(required=False, widget=forms.HiddenInput, min_value=0)
+    expected = WholeNumberField(required=False, widget=forms.HiddenInput, min_value=0)
     # The review's BulkPlan.fingerprint: the confirmation is refused if a row changed since.
     fingerprint = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
     next = forms.CharField(required=False, widget=forms.HiddenInput)
@@ -136,7 +139,7 @@ class MergeForm(forms.Form):
         label="Merged text",
         help_text="Write the one memory that replaces them.",
     )
-    importance = forms.IntegerField(
+    importance = WholeNumberField(
         required=False,
         min_value=1,
         max_value=100,

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from memadmin.accounts.roles import role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
+from memadmin.core.numbers import ids_in
 from memadmin.htmx_request import HtmxHttpRequest
 
 from .bulk_forms import MERGE, BulkForm, MergeForm
@@ -150,7 +151,7 @@ def _review(
 def merge(request: HtmxHttpRequest) -> HttpResponse:
     """Merge the memories named by `ids` into one whose text the person writes."""
     raw_ids = request.GET.getlist("ids") or request.POST.getlist("ids")
-    ids = [int(value) for value in raw_ids if value.isdigit()]
+    ids = ids_in(raw_ids)
     sources = list(Memory.objects.select_related("project").filter(pk__in=ids).order_by("pk"))
     initial = {"content": "\n".join(source.content for source in sources)}
     form = MergeForm(request.POST or None, initial=initial)

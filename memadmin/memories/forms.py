@@ -2,6 +2,7 @@
 
 from django import forms
 
+from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.taxonomy.selectors import category_names
 
 from .models import Memory, Project
@@ -18,7 +19,7 @@ EXPIRING_FILTERS = [("", "Any time"), ("7", "Expiring within 7 days")]
 class MemoryFilterForm(forms.Form):
     """The list's filters. Category matches case-insensitively, a part of a name too."""
 
-    project = forms.ModelChoiceField(
+    project = RowChoiceField(
         queryset=Project.objects.order_by("name"), required=False, empty_label="All projects"
     )
     category = forms.CharField(
@@ -47,12 +48,12 @@ class MemoryFilterForm(forms.Form):
 class MemoryForm(forms.Form):
     content = forms.CharField(widget=forms.Textarea(attrs={"rows": 6}))
     category = forms.ChoiceField()
-    importance = forms.IntegerField(required=False, initial=50)
+    importance = WholeNumberField(required=False, initial=50)
     scope = forms.ChoiceField(choices=Memory.Scope.choices, initial=Memory.Scope.PROJECT)
     shareable = forms.BooleanField(required=False)
     status = forms.ChoiceField(choices=Memory.Status.choices, initial=Memory.Status.ACTIVE)
     reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
-    expected_updated_at = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    expected_updated_at = WholeNumberField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, project: Project, **kwargs):
         super().__init__(*args, **kwargs)
@@ -74,4 +75,4 @@ class MemoryForm(forms.Form):
 
 
 class ProjectChoiceForm(forms.Form):
-    project = forms.ModelChoiceField(queryset=Project.objects.order_by("name"))
+    project = RowChoiceField(queryset=Project.objects.order_by("name"))

@@ -37,12 +37,20 @@ class DuplicateMemory(ValidationError):
 
 
 class StaleEdit(ValidationError):
-    """Someone else saved the memory since this edit began; `current` is their version."""
+    """Someone else saved the memory since this edit began; `current` is their version.
 
-    def __init__(self, current: Memory):
+    `unseen` is for an edit that did not say which version it began from: it could be
+    overwriting any save, so it is refused as a stale one is.
+    """
+
+    def __init__(self, current: Memory, *, unseen: bool = False):
         self.current = current
         super().__init__(
-            "Someone else saved this memory while you were editing it. "
+            "This save did not say which version of the memory it edits, so it could "
+            "overwrite a newer one. The memory as it is now is shown beside yours; nothing "
+            "was overwritten."
+            if unseen
+            else "Someone else saved this memory while you were editing it. "
             "Their version is shown beside yours; nothing was overwritten.",
             code="stale",
         )

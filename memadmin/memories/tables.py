@@ -9,6 +9,8 @@ from memadmin.core.clock import ms_to_datetime
 from .models import Memory
 from .store_gateway import pending_ids
 
+MAX_PER_PAGE = 500
+
 
 class SelectColumn(tables.Column):
     """A checkbox per row, tied by its `form` attribute to the list's bulk form."""
@@ -61,6 +63,15 @@ class MemoryTable(tables.Table):
                 **bound.column.attrs,
                 "td": {**bound.column.attrs.get("td", {}), "data-label": str(bound.header)},
             }
+
+    def paginate(self, *args, per_page=None, **kwargs):
+        """Paginate with the query's `per_page` where it is 1 to MAX_PER_PAGE, else the default.
+
+        django-tables2 passes any integer the query holds; a negative one fails the paginator.
+        """
+        if per_page is not None and not 1 <= per_page <= MAX_PER_PAGE:
+            per_page = None
+        return super().paginate(*args, per_page=per_page, **kwargs)
 
     def render_id(self, record: Memory):
         return format_html(

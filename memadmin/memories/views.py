@@ -11,6 +11,7 @@ from django_tables2 import RequestConfig
 from memadmin.accounts.roles import has_role, role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
+from memadmin.core.numbers import parse_id
 from memadmin.htmx_request import HtmxHttpRequest
 
 from . import selectors
@@ -125,18 +126,21 @@ def memory_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     form = MemoryForm(request.POST or None, initial=initial, project=memory.project)
     context = {"form": form, "memory": memory, "project": memory.project}
     if request.method == "POST" and form.is_valid():
+        expected = form.cleaned_data["expected_updated_at"]
         try:
+            if expected is None:
+                raise StaleEdit(memory, unseen=True)
             with acting(actor=request.user, reason=form.cleaned_data["reason"]) as change:
                 updated = memory_update(
                     memory=memory,
                     actor=request.user,
                     reason=form.cleaned_data["reason"],
-                    expected_updated_at=form.cleaned_data["expected_updated_at"],
+                    expected_updated_at=expected,
                     **form.service_fields(),
                 )
         except StaleEdit as error:
             context["conflict"] = error.current
-            form.add_error(None, error)
+            context["conflict_message"] = error.message
         except StoreRowChanged as error:
             context["store_version"] = error.store
             form.add_error(None, error)
@@ -151,19 +155,19 @@ def memory_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             if request.htmx:
                 return HttpResponseClientRedirect(reverse("memories:detail", args=[memory.pk]))
             return redirect("memories:detail", pk=memory.pk)
-    return render(request, "memories/form.html", context, status=400 if form.errors else 200)
+    status = 409 if "conflict" in context else 400 if form.errors else 200
+    return render(request, "memories/form.html", context, status=status)
 
 
 def _project_from(request) -> Project:
     identity = request.GET.get("project") or request.POST.get("project")
     projects = Project.objects.select_related("pack")
     if identity:
+        if "\x00" in identity:  # no identity holds one, and PostgreSQL refuses it in a query
+            raise Http404("No such project.")
+        pk = parse_id(identity)
         try:
-            return (
-                projects.get(pk=int(identity))
-                if identity.isdigit()
-                else projects.get(identity=identity)
-            )
+            return projects.get(pk=pk) if pk is not None else projects.get(identity=identity)
         except Project.DoesNotExist as missing:
             raise Http404("No such project.") from missing
     project = projects.order_by("name").first()

@@ -1,6 +1,7 @@
 """Settings shared by every environment: the embedded SQLite store unless DATABASE_URL says otherwise."""
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -13,7 +14,9 @@ PACKS_DIR = Path(os.environ.get("MEMADMIN_PACKS_DIR", BASE_DIR / "packs"))
 SECRET_KEY = os.environ.get(
     "DJANGO_SECRET_KEY", "memadmin-local-development-key-not-for-production"
 )
-DEBUG = os.environ.get("DJANGO_DEBUG", "1") == "1"
+# Off unless asked (DJANGO_DEBUG=1): Django's debug pages show tracebacks and settings to
+# whoever sees an error, so only a developer on their own machine turns them on.
+DEBUG = os.environ.get("DJANGO_DEBUG", "") == "1"
 ALLOWED_HOSTS = os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
 
 INSTALLED_APPS = [
@@ -27,6 +30,7 @@ INSTALLED_APPS = [
     "django_tables2",
     "simple_history",
     "django_tasks_db",
+    "axes",
     "memadmin.accounts",
     "memadmin.audit",
     "memadmin.taxonomy",
@@ -41,6 +45,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -52,6 +57,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "memadmin.urls"
@@ -118,6 +125,52 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
+
+# Login throttling (django-axes): after 5 wrong passwords for one username from one address,
+# that pair is locked out for 15 minutes, even with the right password; a success resets the
+# count. Attempts are kept in the database (both engines). `manage.py axes_reset` unlocks.
+AUTHENTICATION_BACKENDS = [
+    "memadmin.accounts.throttle.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_DISABLE_ACCESS_LOG = True  # failures only: sign-ins are in the sessions already
+AXES_ENABLE_ADMIN = False  # its pages would write around the services; the command unlocks
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
+
+# Browser features no page uses are refused to every page and frame (Permissions-Policy);
+# copying a memory's text to the clipboard is the one this host keeps.
+PERMISSIONS_POLICY = {
+    feature: []
+    for feature in (
+        "accelerometer",
+        "ambient-light-sensor",
+        "autoplay",
+        "bluetooth",
+        "browsing-topics",
+        "camera",
+        "display-capture",
+        "encrypted-media",
+        "fullscreen",
+        "geolocation",
+        "gyroscope",
+        "hid",
+        "idle-detection",
+        "magnetometer",
+        "microphone",
+        "midi",
+        "payment",
+        "publickey-credentials-get",
+        "screen-wake-lock",
+        "serial",
+        "usb",
+        "xr-spatial-tracking",
+    )
+} | {"clipboard-write": ["self"]}
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "memories:list"

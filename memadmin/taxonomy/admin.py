@@ -4,6 +4,7 @@ from django import forms
 from django.contrib import admin
 
 from memadmin.audit.service_admin import ReadOnlyAdmin, ServiceAdmin
+from memadmin.number_fields import CheckedJSONField
 
 from .models import Category, Pack, SurfaceHashRecord
 from .services import criteria_override_clear, criteria_override_save
@@ -22,6 +23,7 @@ class CategoryForm(forms.ModelForm):
     class Meta:
         model = Category
         fields = ("override_criteria",)
+        field_classes = {"override_criteria": CheckedJSONField}
         help_texts = {"override_criteria": "People's criteria; empty to use the pack default."}
 
 

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from django import forms
 from django.core.exceptions import ValidationError
 
+from memadmin.core.numbers import INTEGER_MAX
 from memadmin.memories.models import Project
+from memadmin.number_fields import RowChoiceField, WholeNumberField
 
 from .criteria_fields import FIELDS, HELP, LABELS, LIMITS, LIST_FIELDS, MAX_ITEMS, field_value
 
@@ -48,13 +50,15 @@ class FieldGroup:
 
 
 def _rows_posted(data, prefix: str) -> int:
-    pattern = re.compile(rf"^{re.escape(prefix)}-(\d+)(?:-example|-reason)?$")
+    pattern = re.compile(rf"^{re.escape(prefix)}-([0-9]{{1,9}})(?:-example|-reason)?$")
     indices = [int(m[1]) for key in data if (m := pattern.match(key)) and int(m[1]) < ROW_CAP]
     return max(indices) + 1 if indices else 0
 
 
 class CriteriaForm(forms.Form):
-    revision = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+    revision = WholeNumberField(
+        required=False, widget=forms.HiddenInput, min_value=1, max_value=INTEGER_MAX
+    )
     reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
 
     def __init__(self, data=None, *, criteria: dict, revision: int, only: str | None = None):
@@ -208,7 +212,7 @@ class CriteriaForm(forms.Form):
 
 
 class ProjectPickForm(forms.Form):
-    project = forms.ModelChoiceField(
+    project = RowChoiceField(
         queryset=Project.objects.filter(pack__isnull=False).order_by("name"),
         empty_label=None,
         label="Project",

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memadmin.accounts.roles import has_role, role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
+from memadmin.core.numbers import INTEGER_MAX, parse_whole
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Project
 
@@ -128,7 +129,8 @@ def _save(request, category: Category, form: CriteriaForm, *, field: str | None)
                 category=category,
                 criteria=form.criteria(),
                 actor=request.user,
-                expected_revision=form.cleaned_data["revision"],
+                # A form without its revision is refused as a stale one: 0 is no category's.
+                expected_revision=form.cleaned_data["revision"] or 0,
                 reason=form.cleaned_data.get("reason", ""),
             )
         except StaleCriteria as stale:
@@ -173,11 +175,13 @@ def _page_url(category: Category) -> str:
     return reverse("taxonomy:category", args=[category.project_id, category.name])
 
 
-def _revision(request) -> int | None:
-    try:
-        return int(request.POST.get("revision", ""))
-    except ValueError:
-        return None
+def _revision(request) -> int:
+    """Return the revision the request was made from; 0 (no category's) if it sent none.
+
+    Revisions start at 1, so a clear or keep that does not say what it saw is refused as a
+    stale one is.
+    """
+    return parse_whole(request.POST.get("revision", ""), minimum=1, maximum=INTEGER_MAX) or 0
 
 
 # What a refused clear or keep says, and how its conflict box heads the two texts.
@@ -221,7 +225,7 @@ def _apply(request, project_pk: int, name: str, verb: str, service, done: str) -
     return _saved(request, updated, done if updated.revision != category.revision else "")
 
 
-def _refused(request, stale: StaleCriteria, verb: str, revision: int | None) -> HttpResponse:
+def _refused(request, stale: StaleCriteria, verb: str, revision: int) -> HttpResponse:
     """Show a clear or keep refused by a newer change as the editor shows a refused save.
 
     The conflict box (an alert) says what was not done and sets two texts side by side: for

@@ -1,5 +1,7 @@
 """Django's admin goes through the services: audited, validated, and unable to break a rule."""
 
+import re
+
 import pytest
 from django.apps import apps
 from django.contrib import admin
@@ -21,6 +23,14 @@ MEMORY = {"category": "OPS_RULES", "importance": 50, "scope": "project", "status
 
 def written():
     return AuditEvent.objects.count(), Memory.history.count()
+
+
+def change_form(client, url: str, data: dict):
+    """Post an admin change form as a person does: with the version the form was opened at."""
+    body = client.get(url).content.decode()
+    version = re.search(r'name="edited_version" value="([0-9a-f:A-Za-z-]*)"', body)
+    assert version, "the change form carries no version"
+    return client.post(url, {**data, "edited_version": version[1]})
 
 
 def test_every_model_of_the_dashboard_is_in_the_admin():
@@ -88,7 +98,8 @@ def test_editing_a_memory_in_the_admin_goes_through_memory_update(client_as, pro
     memory = memory_create(
         project=project, category="OPS_RULES", content="Old.", actor="agent", shareable=True
     )
-    response = client_as("admin").post(
+    response = change_form(
+        client_as("admin"),
         f"/admin/memories/memory/{memory.pk}/change/",
         {**MEMORY, "content": "New.", "shareable": "on", "reason": "typo"},
     )
@@ -104,7 +115,8 @@ def test_the_admin_cannot_make_a_superseded_memory_active_again(client_as, proje
     old = memory_create(project=project, category="OPS_RULES", content="Old way.", actor="agent")
     new = memory_create(project=project, category="OPS_RULES", content="New way.", actor="agent")
     memory_supersede(memory=old, successor=new, actor="agent")
-    response = client_as("admin").post(
+    response = change_form(
+        client_as("admin"),
         f"/admin/memories/memory/{old.pk}/change/",
         {**MEMORY, "content": "Old way.", "reason": "bring it back"},
     )
@@ -128,9 +140,11 @@ def test_memories_cannot_be_deleted_in_the_admin(client_as, project):
 def test_project_budget_goes_through_its_service(client_as, project):
     """A budget outside 500..20000 is refused; a good one is audited."""
     client = client_as("admin")
-    refused = client.post(f"/admin/memories/project/{project.pk}/change/", {"injection_budget": 50})
+    refused = change_form(
+        client, f"/admin/memories/project/{project.pk}/change/", {"injection_budget": 50}
+    )
     assert b"The budget must be between" in refused.content
-    client.post(f"/admin/memories/project/{project.pk}/change/", {"injection_budget": 6000})
+    change_form(client, f"/admin/memories/project/{project.pk}/change/", {"injection_budget": 6000})
     event = AuditEvent.objects.get(action="budget_changed")
     assert (event.actor_label, event.changes) == ("admin", {"injection_budget": [4000, 6000]})
 
@@ -143,10 +157,10 @@ def test_criteria_override_goes_through_the_criteria_service(client_as, project)
     import json
 
     bad = {**category.effective_criteria, "definition": ""}
-    assert b"Definition" in client.post(url, {"override_criteria": json.dumps(bad)}).content
+    assert b"Definition" in change_form(client, url, {"override_criteria": json.dumps(bad)}).content
     assert not category_by_name(project, "OPS_RULES").is_overridden
     good = {**category.effective_criteria, "definition": "Admin wording."}
-    client.post(url, {"override_criteria": json.dumps(good), "reason": "clearer"})
+    change_form(client, url, {"override_criteria": json.dumps(good), "reason": "clearer"})
     assert (
         category_by_name(project, "OPS_RULES").effective_criteria["definition"] == "Admin wording."
     )
@@ -204,12 +218,16 @@ def test_people_get_roles_through_the_account_services(client_as, people):
     )
     assert response.status_code == 302, response.content.decode()[-2000:]
     dana = get_user_model().objects.get(username="dana")
-    client.post(f"/admin/auth/user/{dana.pk}/change/", {"role": "curator", "reason": "promoted"})
+    change_form(
+        client, f"/admin/auth/user/{dana.pk}/change/", {"role": "curator", "reason": "promoted"}
+    )
     event = AuditEvent.objects.get(action="role_changed")
     assert (event.actor_label, event.changes, event.reason) == (
         "admin",
         {"role": ["editor", "curator"]},
         "promoted",
     )
-    refused = client.post(f"/admin/auth/user/{people['admin'].pk}/change/", {"role": "viewer"})
+    refused = change_form(
+        client, f"/admin/auth/user/{people['admin'].pk}/change/", {"role": "viewer"}
+    )
     assert b"is the last admin" in refused.content

@@ -108,3 +108,17 @@ def test_drift_reads_in_constant_queries(sequence, steps, django_assert_max_num_
     frozen = ReferenceSet.objects.get(pk=reference_set_freeze(composite=sequence, actor="agent").pk)
     with django_assert_max_num_queries(4):
         reference_set_drift(frozen)
+
+
+@pytest.mark.parametrize("note", ["x" * 2001, "a NUL \x00 byte"])
+def test_a_note_the_form_refuses_freezes_nothing_and_keeps_the_note(client_as, sequence, note):
+    """The freeze form's note is checked before anything is made: 400, the page, the note."""
+    response = client_as("editor").post(f"/composites/{sequence.pk}/freeze/", {"note": note})
+    assert response.status_code == 400
+    body = response.content.decode()
+    assert 'class="errorlist"' in body
+    if len(note) > 2000:
+        assert "A note holds at most 2000 characters." in body
+        assert note in body  # what was typed, to shorten rather than retype
+    assert not ReferenceSet.objects.exists()
+    assert not AuditEvent.objects.filter(action="reference_set_frozen").exists()

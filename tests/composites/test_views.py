@@ -300,9 +300,9 @@ def test_the_confirmation_mentions_snapshots_that_stay(client_as, sequence):
 
 def test_posting_the_confirmation_deletes_with_the_reason(client_as, sequence, steps, people):
     """POST deletes the composite, keeps its memories and records the why as the reason."""
-    response = client_as("editor").post(
-        reverse("composites:delete", args=[sequence.pk]), {"reason": "Folded into the runbook."}
-    )
+    client = client_as("editor")
+    page = client.get(reverse("composites:delete", args=[sequence.pk]))
+    response = confirm_delete(client, page, reason="Folded into the runbook.")
     assert response.status_code == 302
     assert response["Location"] == reverse("composites:index")
     assert not Composite.objects.filter(pk=sequence.pk).exists()
@@ -313,8 +313,9 @@ def test_posting_the_confirmation_deletes_with_the_reason(client_as, sequence, s
 
 
 def test_the_why_is_optional(client_as, sequence):
-    """A POST without a reason deletes, with an empty reason."""
-    client_as("editor").post(reverse("composites:delete", args=[sequence.pk]))
+    """A confirmation without a reason deletes, with an empty reason."""
+    client = client_as("editor")
+    confirm_delete(client, client.get(reverse("composites:delete", args=[sequence.pk])))
     assert not Composite.objects.filter(pk=sequence.pk).exists()
     assert deleted_events().get().reason == ""
 

@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 
 import pytest
 from django.core.cache import cache
@@ -16,11 +17,21 @@ from memadmin.composites.services import (
 )
 from memadmin.headermap.models import HeaderSync
 from memadmin.headermap.stale_services import header_mark_synced
-from memadmin.memories.services import memory_create
+from memadmin.memories.services import memory_create, memory_update
 
 from .stale_fixtures import T0, edit_build, make_release
 
 pytestmark = pytest.mark.django_db
+
+
+def shown_version(client, header) -> str:
+    """Return the version the queue's "Mark synced" form for the header carries."""
+    body = client.get("/map/stale/").content.decode()
+    action = f'action="/map/stale/{header.pk}/synced/"'
+    form = body[body.index(action) :]
+    found = re.search(r'name="version" value="([0-9a-f]+)"', form)
+    assert found, "the form carries no version"
+    return found[1]
 
 
 @pytest.fixture(autouse=True)
@@ -90,7 +101,10 @@ def test_a_viewer_sees_no_sync_button(client_as, edited):
 def test_marking_synced_without_javascript_redirects_to_the_queue(client_as, edited):
     """A plain post marks the header synced and comes back to an empty queue."""
     client = client_as("editor")
-    response = client.post(f"/map/stale/{edited['header'].pk}/synced/", {"reason": "ok"})
+    response = client.post(
+        f"/map/stale/{edited['header'].pk}/synced/",
+        {"reason": "ok", "version": shown_version(client, edited["header"])},
+    )
     assert response.status_code == 302 and response.url == "/map/stale/"
     assert HeaderSync.objects.get().synced_by == "editor"
     assert b"0 stale headers" in client.get("/map/stale/").content
@@ -98,8 +112,11 @@ def test_marking_synced_without_javascript_redirects_to_the_queue(client_as, edi
 
 def test_marking_synced_over_htmx_swaps_the_card_and_the_count(client_as, edited):
     """An htmx post gets the confirmation and the emptied count, out of band."""
-    response = client_as("editor").post(
-        f"/map/stale/{edited['header'].pk}/synced/", headers={"HX-Request": "true"}
+    client = client_as("editor")
+    response = client.post(
+        f"/map/stale/{edited['header'].pk}/synced/",
+        {"version": shown_version(client, edited["header"])},
+        headers={"HX-Request": "true"},
     )
     body = response.content.decode()
     assert "is marked synced" in body
@@ -190,7 +207,9 @@ def test_marking_synced_clears_a_membership_change(client_as, joined):
     """The sync empties the count over htmx, and the queue after it."""
     client = client_as("editor")
     response = client.post(
-        f"/map/stale/{joined['header'].pk}/synced/", headers={"HX-Request": "true"}
+        f"/map/stale/{joined['header'].pk}/synced/",
+        {"version": shown_version(client, joined["header"])},
+        headers={"HX-Request": "true"},
     )
     assert '<span id="stale-count" hx-swap-oob="true"></span>' in response.content.decode()
     assert b"0 stale headers" in client.get("/map/stale/").content
@@ -261,3 +280,77 @@ def test_the_queue_comes_a_page_at_a_time(client_as, project):
     assert first.count('class="stale-header"') == STALE_PER_PAGE
     second = client.get("/map/stale/", {"project": project.pk, "page": 2}).content.decode()
     assert second.count('class="stale-header"') == 2 and f'id="stale-{heads[-1].pk}"' in second
+
+
+def test_marking_synced_is_refused_when_a_detail_changed_since_the_queue_was_shown(
+    client_as, edited
+):
+    """A detail edited after the queue was loaded is not marked synced with the rest: 409.
+
+    The queue comes back as it is now (the new edit shown) with the note typed kept.
+    """
+    client = client_as("editor")
+    version = shown_version(client, edited["header"])
+    memory_update(memory=edited["tag"], content="Tag, then push the tag.", actor="historian")
+    response = client.post(
+        f"/map/stale/{edited['header'].pk}/synced/", {"version": version, "reason": "my note"}
+    )
+    assert response.status_code == 409
+    body = response.content.decode()
+    assert "changed after the queue was loaded" in body
+    assert "then push the</ins>" in body  # the change the reviewer had not seen, shown now
+    assert 'value="my note"' in body
+    assert not HeaderSync.objects.exists()
+
+
+def test_marking_synced_over_htmx_is_refused_in_place_when_a_detail_changed(client_as, edited):
+    """Over htmx the refused card comes back as it is now, with why and the note kept."""
+    client = client_as("editor")
+    version = shown_version(client, edited["header"])
+    memory_update(memory=edited["tag"], content="Tag, then push the tag.", actor="historian")
+    response = client.post(
+        f"/map/stale/{edited['header'].pk}/synced/",
+        {"version": version, "reason": "checked"},
+        headers={"HX-Request": "true"},
+    )
+    body = response.content.decode()
+    assert response.status_code == 200  # htmx swaps only 2xx answers
+    assert f'id="stale-{edited["header"].pk}"' in body and 'role="alert"' in body
+    assert "changed after the queue was loaded" in body
+    assert "then push the</ins>" in body and 'value="checked"' in body
+    assert not HeaderSync.objects.exists()
+
+
+def test_marking_synced_without_a_version_is_refused_like_a_stale_one(client_as, edited):
+    """A form that does not say what was reviewed marks nothing: 409, the queue shown."""
+    response = client_as("editor").post(f"/map/stale/{edited['header'].pk}/synced/")
+    assert response.status_code == 409
+    assert b"did not say which changes" in response.content
+    assert not HeaderSync.objects.exists()
+
+
+def test_marking_synced_is_refused_when_a_memory_joined_since(client_as, release, project):
+    """A change to the set of details after loading the queue also refuses the mark."""
+    client = client_as("editor")
+    header_mark_synced(header=release["header"], actor="dreamer", at_ms=T0 + 120_000)
+    first = memory_create(project=project, category="OPS_RULES", content="One.", actor="agent")
+    composite = release["header"].headed_composites.get()
+    composite_member_add(composite=composite, members=[first], actor="agent", at_ms=T0 + 180_000)
+    version = shown_version(client, release["header"])
+    second = memory_create(project=project, category="OPS_RULES", content="Two.", actor="agent")
+    composite_member_add(composite=composite, members=[second], actor="agent", at_ms=T0 + 240_000)
+    response = client.post(f"/map/stale/{release['header'].pk}/synced/", {"version": version})
+    assert response.status_code == 409
+    assert HeaderSync.objects.get().synced_at == T0 + 120_000
+
+
+@pytest.mark.parametrize("note", ["x" * 201, "a NUL \x00 byte"])
+def test_a_note_the_form_refuses_marks_nothing(client_as, edited, note):
+    """A note over 200 characters or with a NUL byte is refused (400), before anything is written."""
+    client = client_as("editor")
+    version = shown_version(client, edited["header"])
+    response = client.post(
+        f"/map/stale/{edited['header'].pk}/synced/", {"version": version, "reason": note}
+    )
+    assert response.status_code == 400
+    assert not HeaderSync.objects.exists()

@@ -34,3 +34,11 @@ def test_the_check_runs_with_django_checks(project):
     memory_create(project=project, category="INCIDENTS", content="One.", actor="agent")
     Category.objects.filter(project=project, name="INCIDENTS").delete()
     assert "memadmin.W001" in [m.id for m in run_checks(tags=["memadmin"])]
+
+
+def test_the_check_reads_the_data_only_when_asked(project):
+    """It is a database check: `check --database default` runs it, plain `check` does not."""
+    memory_create(project=project, category="INCIDENTS", content="One.", actor="agent")
+    Category.objects.filter(project=project, name="INCIDENTS").delete()
+    assert "memadmin.W001" not in [m.id for m in run_checks(include_deployment_checks=True)]
+    assert "memadmin.W001" in [m.id for m in run_checks(databases=["default"])]

@@ -105,7 +105,7 @@ def test_concurrent_edit_is_refused_and_both_texts_are_shown(client_as, project)
     first = client.post(f"/memories/{memory.pk}/edit/", {**form, "content": "Alice's text."})
     assert first.status_code == 302
     second = client.post(f"/memories/{memory.pk}/edit/", {**form, "content": "Bob's text."})
-    assert second.status_code == 400
+    assert second.status_code == 409
     assert b"Alice&#x27;s text." in second.content and b"Bob&#x27;s text." in second.content
     memory.refresh_from_db()
     assert memory.content == "Alice's text."
