@@ -10,6 +10,7 @@ from django.db.models import Count
 
 from memadmin.audit.models import AuditEvent
 from memadmin.core.clock import now_ms
+from memadmin.core.ledger.reader import never_injected_summary as never_injected_sentence
 from memadmin.headermap.stale_selectors import stale_header_ids
 from memadmin.ledger.counters import choose_counter
 from memadmin.ledger.selectors import ledger_preview
@@ -44,6 +45,7 @@ class ProjectOverview:
     by_category: list[tuple[str, int]] = field(default_factory=list)
     injection: list[Injection] = field(default_factory=list)
     counter_name: str = ""
+    never_injected: str = ""  # how many live memories the stock plugin never injects, and why
     stale_headers: int = 0
     flagged: list[tuple[str, int]] = field(default_factory=list)
     expiring: int = 0
@@ -100,6 +102,8 @@ def _fill_project(overview: ProjectOverview, soon, now: int) -> None:
             project, budget=project.injection_budget, counter=choose_counter(), now_ms=now
         )
         overview.counter_name = preview.counter.name
+        if "plugin" in preview.results:
+            overview.never_injected = never_injected_sentence(preview.results["plugin"].dropped)
         overview.injection = [
             Injection(
                 mode=mode,

@@ -46,6 +46,16 @@ def test_the_overview_shows_each_projects_figures_with_links(client_as, store):
     assert "obsolete" in html
 
 
+def test_the_overview_says_what_the_stock_plugin_never_injects_and_links_the_health_queue(
+    client_as, store
+):
+    """Ops-six memories are never read by the stock plugin: the overview says so, and why."""
+    html = client_as("viewer").get("/").content.decode()
+    assert "4 live memories are never injected by the stock plugin: magic-context does not" in html
+    assert "know the category OPS_RULES: never injected (2)" in html
+    assert f'href="/curation/{store.pk}/health/">The health queue</a>' in html
+
+
 def test_the_overview_reads_the_same_number_of_queries_for_more_memories(client_as, store):
     """Ten times the memories cost no extra query: nothing is read memory by memory."""
     client = client_as("viewer")
