@@ -25,6 +25,7 @@ from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 
+from memadmin.core.numbers import BIGINT_MIN, parse_whole
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 
 VERSION_FIELD = "edited_version"
@@ -52,7 +53,30 @@ class CheckedChangeList(ChangeList):
             raise IncorrectLookupParameters(error) from error
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+def object_in_range(model, object_id: str, from_field: str | None) -> bool:
+    """Return False for an integer primary key the URL spells out of the database's range.
+
+    Django's admin turns the URL's id into a number and looks it up; one past 64 bits fails
+    in the database instead of finding nothing (a key that is a one-to-one link, as
+    `StoreBase.memory`, escapes Django's own overflow guard).
+    """
+    field = model._meta.pk if from_field is None else model._meta.get_field(from_field)
+    target = field.target_field if field.is_relation else field
+    if not isinstance(target, models.IntegerField | models.AutoField):
+        return True
+    return parse_whole(object_id, minimum=BIGINT_MIN) is not None
+
+
+class RangeCheckedAdmin(admin.ModelAdmin):
+    """An admin whose change, delete and history pages find nothing for an id out of range."""
+
+    def get_object(self, request, object_id, from_field=None):
+        if not object_in_range(self.model, str(object_id), from_field):
+            return None
+        return super().get_object(request, object_id, from_field)
+
+
+class ReadOnlyAdmin(RangeCheckedAdmin):
     """Show rows; add, change and delete are refused (the admin writes nothing)."""
 
     def get_changelist(self, request, **kwargs):
@@ -73,7 +97,7 @@ def _shown(value) -> str:
     return text if len(text) <= 80 else text[:79] + "…"
 
 
-class ServiceAdmin(admin.ModelAdmin):
+class ServiceAdmin(RangeCheckedAdmin):
     """Save through `service_save`; delete through `service_delete`, or not at all."""
 
     def service_save(self, request, instance, data: dict, change: bool):

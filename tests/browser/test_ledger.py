@@ -143,7 +143,7 @@ def test_an_excluded_row_states_its_need_and_what_was_left(logged_in_page, live_
         for n in range(12)
     ]
     page = logged_in_page("viewer")
-    page.goto(f"{live_server.url}/ledger/{project.pk}/?counter=heuristic&budget=500")
+    page.goto(f"{live_server.url}/ledger/{project.pk}/?counter=heuristic&budget=500&mode=pack")
     last = page.locator(f"#row-{memories[-1].pk}")
     why = last.locator(".ledger-why").inner_text()
     need, left = map(

@@ -107,8 +107,11 @@ def test_a_clear_the_store_refuses_is_reported_on_the_page(synced, client_as):
         actor="system",
     )
     path.unlink()
+    revision = category_by_name(project, "NAMING").revision
     response = client_as("curator").post(
-        reverse("taxonomy:clear", args=[project.pk, "NAMING"]), follow=True
+        reverse("taxonomy:clear", args=[project.pk, "NAMING"]),
+        {"revision": revision},
+        follow=True,
     )
     assert response.status_code == 200
     assert "refused the criteria" in response.content.decode()
