@@ -16,6 +16,7 @@ What changed, by whom and why is read from the composites' audit events, which c
 same stamps; an event older than the stamps counts at the time it was recorded.
 """
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -134,12 +135,20 @@ def deleted_composites(project: Project | None = None) -> QuerySet:
     return with_membership_stamps(rows, project).filter(MEMBERS_CHANGED)
 
 
-def changed_composites(project: Project | None = None) -> list[ChangedComposite]:
-    """Return the live and deleted composites whose members changed (two queries)."""
+def changed_composites(
+    project: Project | None = None, heads: Collection[int] | None = None
+) -> list[ChangedComposite]:
+    """Return the live and deleted composites whose members changed (two queries).
+
+    `heads` limits them to the composites of those heads (a page of the stale queue).
+    """
     fields = ("head_id", "type", "title", "since")
     live = with_membership_stamps(Composite.objects.all(), project).filter(MEMBERS_CHANGED)
+    gone = deleted_composites(project)
+    if heads is not None:
+        live, gone = live.filter(head_id__in=heads), gone.filter(head_id__in=heads)
     live_rows = live.annotate(since=F("members_since")).values_list("pk", *fields)
-    gone = deleted_composites(project).annotate(since=F("members_since"))
+    gone = gone.annotate(since=F("members_since"))
     return [ChangedComposite(*row) for row in live_rows] + [
         ChangedComposite(*row, exists=False) for row in gone.values_list("id", *fields)
     ]

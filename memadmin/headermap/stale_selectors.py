@@ -40,6 +40,7 @@ from .stale_membership import (
 COMPARED_FIELDS = ("category", "status", "importance")
 COUNT_CACHE_KEY = "memadmin:stale-header-count"
 IDS_CACHE_KEY = "memadmin:stale-header-ids"
+ORDER_CACHE_KEY = "memadmin:stale-header-order"
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +202,16 @@ def stale_header_ids(project: Project | None = None) -> list[int]:
 
 
 def stale_order(project: Project | None = None) -> list[int]:
-    """Return the stale headers' ids, oldest sync first (then by id), in two queries at most."""
+    """Return the stale headers' ids, oldest sync first (then by id).
+
+    Kept in the cache with the store's fingerprint, as the ids are: one query while
+    nothing changed, three when it moved.
+    """
+    fingerprint = store_fingerprint()
+    key = f"{ORDER_CACHE_KEY}:{project.pk if project is not None else 'all'}"
+    cached = cache.get(key)
+    if cached is not None and cached[0] == fingerprint:
+        return cached[1]
     ids = stale_header_ids(project)
     since = dict(
         Memory.objects.filter(pk__in=ids)
@@ -209,7 +219,9 @@ def stale_order(project: Project | None = None) -> list[int]:
         .values_list("pk", "since")
         .iterator(chunk_size=2000)
     )
-    return sorted(since, key=lambda pk: (since[pk], pk))
+    order = sorted(since, key=lambda pk: (since[pk], pk))
+    cache.set(key, (fingerprint, order), timeout=None)
+    return order
 
 
 def _since_of_row() -> Coalesce:
@@ -229,9 +241,7 @@ def stale_headers(
     if heads is not None:
         members = members.filter(composite__head_id__in=heads)
     pairs = set(members.values_list("composite__head_id", "member_id"))
-    composites = changed_composites(project)
-    if heads is not None:
-        composites = [composite for composite in composites if composite.head_id in heads]
+    composites = changed_composites(project, heads)
     events = membership_events(composites)
     heads = {head for head, _ in pairs} | {composite.head_id for composite in composites}
     if not heads:
