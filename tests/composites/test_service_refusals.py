@@ -4,6 +4,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from memadmin.audit.models import AuditEvent
+from memadmin.composites.member_services import composite_member_move
 from memadmin.composites.models import Composite
 from memadmin.composites.positions import member_ids, member_rows
 from memadmin.composites.reference_services import NOTE_MAX_CHARS, reference_set_freeze
@@ -202,10 +203,10 @@ def test_a_member_added_past_the_end_is_refused_naming_the_range(make_memories):
 
 def test_a_frozen_snapshot_is_recorded_and_named_by_what_it_holds(make_memories):
     """`reference_set_frozen` names the composite, the ref and the ids, in the head's category;
-    two composites frozen at one moment get different refs."""
-    head, member, other_head = make_memories(3)
+    two composites of the same memories frozen at one moment get different refs."""
+    head, member = make_memories(2)
     composite = composite_create(head=head, type="theme", members=[member], actor="agent")
-    twin = composite_create(head=other_head, type="theme", members=[member], actor="agent")
+    twin = composite_create(head=head, type="cause", members=[member], actor="agent")
     frozen = reference_set_freeze(composite=composite, actor="agent", note=" n ", at_ms=5)
     event = AuditEvent.objects.get(action="reference_set_frozen")
     assert (event.project_id, event.category) == (composite.project_id, "OPS_RULES")
@@ -225,3 +226,12 @@ def test_a_snapshot_note_over_the_limit_is_refused_on_the_note_field(make_memori
     with pytest.raises(ValidationError) as refused:
         reference_set_freeze(composite=composite, actor="agent", note="x" * (NOTE_MAX_CHARS + 1))
     assert list(refused.value.message_dict) == ["note"]
+
+
+def test_a_move_without_a_reason_records_none(make_memories):
+    """Moving a member without giving a reason records an empty reason, not a made-up one."""
+    head, first, second = make_memories(3)
+    composite = composite_create(head=head, type="sequence", members=[first, second], actor="agent")
+    composite_member_move(composite=composite, member=second, position=0, actor="agent")
+    assert AuditEvent.objects.latest("pk").reason == ""
+    assert members(composite) == [second.pk, first.pk]
