@@ -257,3 +257,27 @@ def test_coverage_of_nothing_eligible_is_whole():
     """With nothing eligible nothing is left out: the share is 1.0; otherwise reach / eligible."""
     assert Coverage(eligible=0, injected=0, reachable=0).share == 1.0
     assert Coverage(eligible=4, injected=1, reachable=3).share == 0.75
+
+
+def test_rows_made_out_of_order_are_the_rows_made_in_order():
+    """Asking for a later row first, then earlier ones and a slice over both, gives every row
+    as a full pass would: injected, running totals and all."""
+    store = [memory(n, f"fact {n}") for n in range(1, 6)]
+    expected = list(run(store, tie_break="id").rows)
+    rows = run(store, tie_break="id").rows
+    assert rows[2] == expected[2]
+    assert rows[0] == expected[0]
+    assert rows[1] == expected[1]
+    assert rows[0:5] == expected
+    assert all(row.injected for row in rows)
+    assert [row.running_total for row in rows] == [r.running_total for r in expected]
+
+
+def test_a_row_index_too_far_back_is_an_index_error_as_for_a_list():
+    """A negative index past the first row raises IndexError, naming the ledger rows."""
+    rows = run([memory(1), memory(2, "two")]).rows
+    assert rows[-1].memory_id == rows[1].memory_id
+    with pytest.raises(IndexError, match=r"^ledger row index out of range$"):
+        rows[-3]
+    with pytest.raises(IndexError):
+        rows[2]
