@@ -19,6 +19,7 @@ from memadmin.core.ledger import (
 )
 from memadmin.core.ledger.graph import CompositeIndex
 from memadmin.core.ledger.headers import details_suffix
+from memadmin.core.ledger.prepared import count_all
 
 from .test_ledger_plugin import CHARS, NOW, memory, run
 
@@ -281,3 +282,31 @@ def test_a_row_index_too_far_back_is_an_index_error_as_for_a_list():
         rows[-3]
     with pytest.raises(IndexError):
         rows[2]
+
+
+class BatchOnly:
+    """A counter that counts in bulk only: one call for many texts."""
+
+    name = "batch"
+
+    def count(self, text: str) -> int:
+        raise AssertionError("a counter with count_many is asked in bulk")
+
+    def count_many(self, texts: list[str]) -> list[int]:
+        return [len(text) for text in texts]
+
+
+def test_a_counter_that_counts_in_bulk_is_asked_in_bulk():
+    """`count_all` hands every text to `count_many` when the counter has it."""
+    assert count_all(BatchOnly(), ["ab", "cde"]) == [2, 3]
+    assert count_all(CHARS, ["ab", "cde"]) == [2, 3]
+
+
+def test_a_prepared_store_keeps_its_lines_and_roots():
+    """Lines and competing roots are worked out once per mode and tie-break, then reused."""
+    composite = LedgerComposite(id=1, type="theme", head_id=1, member_ids=(2,))
+    store = PreparedStore([memory(1, "head"), memory(2, "two")], [composite], now_ms=NOW)
+    for mode in ("plugin", "headers"):
+        assert store.lines(mode) is store.lines(mode)
+    assert store.roots("id") is store.roots("id")
+    assert store.roots("id") == {1}
