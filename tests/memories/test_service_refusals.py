@@ -461,3 +461,21 @@ def test_a_text_over_the_limit_is_refused_on_the_content_field(project):
     assert refused.value.message_dict == {
         "content": [f"A memory holds at most {CONTENT_MAX_CHARS} characters."]
     }
+
+
+def test_a_bump_with_an_unknown_source_type_is_refused_too(project):
+    """The source type is checked before the duplicate is looked for: a bump is refused too."""
+    first, _ = memory_write_or_bump(
+        project=project, category="OPS_RULES", content="Drain.", actor="historian"
+    )
+    with pytest.raises(ValidationError) as refused:
+        memory_write_or_bump(
+            project=project,
+            category="OPS_RULES",
+            content="Drain.",
+            actor="agent",
+            source_type="bot",
+        )
+    assert "source_type" in refused.value.message_dict
+    first.refresh_from_db()
+    assert first.seen_count == 1
