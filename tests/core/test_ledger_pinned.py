@@ -11,6 +11,7 @@ from memadmin.core.ledger import (
     Coverage,
     LedgerComposite,
     LedgerError,
+    LedgerResult,
     LedgerRows,
     PreparedStore,
     assemble,
@@ -310,3 +311,24 @@ def test_a_prepared_store_keeps_its_lines_and_roots():
         assert store.lines(mode) is store.lines(mode)
     assert store.roots("id") is store.roots("id")
     assert store.roots("id") == {1}
+
+
+def test_a_composite_under_an_unknown_head_does_not_hide_the_next_one():
+    """A composite whose head is not in the store is skipped; later composites still count."""
+    composites = [
+        LedgerComposite(id=1, type="theme", head_id=99, member_ids=(2,)),
+        LedgerComposite(id=2, type="theme", head_id=1, member_ids=(2,)),
+    ]
+    index = CompositeIndex(composites, {1, 2})
+    assert list(index.members_of) == [1]
+    assert list(index.members_of[1]) == [2]
+    assert index.kind(1) == "header"
+
+
+def test_a_result_over_plain_rows_reads_its_injected_ids_from_them():
+    """A result whose rows are a plain list finds the injected ids by their flags."""
+    made = run([memory(1), memory(2, "two", status="archived")], tie_break="id")
+    plain = LedgerResult(
+        **{**{f: getattr(made, f) for f in made.__slots__}, "rows": list(made.rows)}
+    )
+    assert plain.injected_ids == [1]
