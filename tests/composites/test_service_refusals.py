@@ -4,7 +4,10 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from memadmin.audit.models import AuditEvent
+from memadmin.composites.member_services import composite_member_move
 from memadmin.composites.models import Composite
+from memadmin.composites.positions import member_ids, member_rows
+from memadmin.composites.reference_services import NOTE_MAX_CHARS, reference_set_freeze
 from memadmin.composites.services import (
     TITLE_MAX_CHARS,
     CompositeChanged,
@@ -134,3 +137,101 @@ def test_a_deletion_of_a_composite_changed_since_it_was_shown_says_so(make_memor
         "head, members or cursor). Nothing was deleted: check it as it is now and confirm again."
     ]
     assert Composite.objects.filter(pk=composite.pk).exists()
+
+
+# --- merging repoints composites, undoing puts them back (services of this app)
+
+
+def members(composite):
+    return member_ids(member_rows(Composite.objects.get(pk=composite.pk)))
+
+
+def test_merging_two_members_leaves_one_member_for_the_result(make_memories):
+    """Two members merged become one member, where the first was; the others stay as they are."""
+    head, first, second, other = make_memories(4)
+    composite = composite_create(
+        head=head, type="sequence", members=[first, other, second], actor="agent"
+    )
+    result = memory_merge(memories=[first, second], content="Both facts.", actor="agent")
+    assert members(composite) == [result.pk, other.pk]
+    event = AuditEvent.objects.get(action="composite_repointed")
+    assert (event.object_id, event.project_id) == (str(composite.pk), composite.project_id)
+    assert event.changes["merged_into"] == result.pk
+    assert event.changes["before"]["members"] == [first.pk, other.pk, second.pk]
+    assert event.changes["after"]["members"] == [result.pk, other.pk]
+
+
+def test_undoing_a_merge_puts_back_the_head_and_members(make_memories):
+    """A merge of a composite's head and a member is undone with both back in their places."""
+    head, first, other = make_memories(3)
+    composite = composite_create(head=head, type="theme", members=[first, other], actor="agent")
+    result = memory_merge(memories=[head, first], content="Head and first.", actor="agent")
+    moved = Composite.objects.get(pk=composite.pk)
+    assert (moved.head_id, members(moved)) == (result.pk, [other.pk])
+    memory_merge_undo(result=result, actor="agent")
+    back = Composite.objects.get(pk=composite.pk)
+    assert (back.head_id, members(back)) == (head.pk, [first.pk, other.pk])
+
+
+def test_undoing_a_merge_is_refused_once_a_repointed_composite_was_edited(make_memories):
+    """Every composite that changed since the merge is named, and nothing is undone."""
+    head, first, second, extra = make_memories(4)
+    one = composite_create(head=head, type="theme", members=[first], actor="agent")
+    two = composite_create(head=extra, type="theme", members=[second], actor="agent")
+    result = memory_merge(memories=[first, second], content="Merged.", actor="agent")
+    for composite in (one, two):
+        composite_member_add(composite=composite, members=[make_memories(1)[0]], actor="agent")
+    with pytest.raises(ValidationError) as refused:
+        memory_merge_undo(result=result, actor="agent")
+    assert refused.value.messages == [
+        "The composites changed since the merge, so it cannot be undone automatically: "
+        f"composite {one.pk} was edited; composite {two.pk} was edited."
+    ]
+    assert Memory.objects.filter(pk=result.pk).exists()
+
+
+def test_a_member_added_past_the_end_is_refused_naming_the_range(make_memories):
+    """New members go at a position from 1 to one past the last member."""
+    head, member, new = make_memories(3)
+    composite = composite_create(head=head, type="sequence", members=[member], actor="agent")
+    with pytest.raises(ValidationError) as refused:
+        composite_member_add(composite=composite, members=[new], position=5, actor="agent")
+    assert refused.value.message_dict == {
+        "position": ["A new member goes at a position from 1 to 2."]
+    }
+
+
+def test_a_frozen_snapshot_is_recorded_and_named_by_what_it_holds(make_memories):
+    """`reference_set_frozen` names the composite, the ref and the ids, in the head's category;
+    two composites of the same memories frozen at one moment get different refs."""
+    head, member = make_memories(2)
+    composite = composite_create(head=head, type="theme", members=[member], actor="agent")
+    twin = composite_create(head=head, type="cause", members=[member], actor="agent")
+    frozen = reference_set_freeze(composite=composite, actor="agent", note=" n ", at_ms=5)
+    event = AuditEvent.objects.get(action="reference_set_frozen")
+    assert (event.project_id, event.category) == (composite.project_id, "OPS_RULES")
+    assert event.changes == {
+        "composite": composite.pk,
+        "ref": frozen.ref,
+        "ids": [head.pk, member.pk],
+    }
+    assert frozen.note == "n"
+    assert reference_set_freeze(composite=twin, actor="agent", at_ms=5).ref != frozen.ref
+
+
+def test_a_snapshot_note_over_the_limit_is_refused_on_the_note_field(make_memories):
+    """A note longer than the limit is refused on its field."""
+    (head,) = make_memories(1)
+    composite = composite_create(head=head, type="theme", actor="agent")
+    with pytest.raises(ValidationError) as refused:
+        reference_set_freeze(composite=composite, actor="agent", note="x" * (NOTE_MAX_CHARS + 1))
+    assert list(refused.value.message_dict) == ["note"]
+
+
+def test_a_move_without_a_reason_records_none(make_memories):
+    """Moving a member without giving a reason records an empty reason, not a made-up one."""
+    head, first, second = make_memories(3)
+    composite = composite_create(head=head, type="sequence", members=[first, second], actor="agent")
+    composite_member_move(composite=composite, member=second, position=0, actor="agent")
+    assert AuditEvent.objects.latest("pk").reason == ""
+    assert members(composite) == [second.pk, first.pk]

@@ -336,6 +336,11 @@ def test_the_last_character_may_start_a_fragment():
         ("paragraphs", "- one\n\u00a0- two", ["one\n\u00a0- two"]),
         ("items", "- one\n\u00a0- two", ["one\n\u00a0- two"]),
         ("items", "- one\nX- two", ["one\nX- two"]),
+        # ...also where that marker stands left of an indented first item.
+        ("items", "  - one\nX- two", ["one\nX- two"]),
+        ("paragraphs", "  - one\nX- two", ["one\nX- two"]),
+        ("items", "  - one\n\u00a0- two", ["one\n\u00a0- two"]),
+        ("paragraphs", "  - one\n\u00a0- two", ["one\n\u00a0- two"]),
     ],
 )
 def test_what_makes_a_list_item(by, text, expected):

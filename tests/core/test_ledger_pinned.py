@@ -11,6 +11,7 @@ from memadmin.core.ledger import (
     Coverage,
     LedgerComposite,
     LedgerError,
+    LedgerResult,
     LedgerRows,
     PreparedStore,
     assemble,
@@ -19,6 +20,7 @@ from memadmin.core.ledger import (
 )
 from memadmin.core.ledger.graph import CompositeIndex
 from memadmin.core.ledger.headers import details_suffix
+from memadmin.core.ledger.prepared import count_all
 
 from .test_ledger_plugin import CHARS, NOW, memory, run
 
@@ -259,3 +261,76 @@ def test_coverage_of_nothing_eligible_is_whole():
     """With nothing eligible nothing is left out: the share is 1.0; otherwise reach / eligible."""
     assert Coverage(eligible=0, injected=0, reachable=0).share == 1.0
     assert Coverage(eligible=4, injected=1, reachable=3).share == 0.75
+
+
+def test_rows_made_out_of_order_are_the_rows_made_in_order():
+    """Asking for a later row first, then earlier ones and a slice over both, gives every row
+    as a full pass would: injected, running totals and all."""
+    store = [memory(n, f"fact {n}") for n in range(1, 6)]
+    expected = list(run(store, tie_break="id").rows)
+    rows = run(store, tie_break="id").rows
+    assert rows[2] == expected[2]
+    assert rows[0] == expected[0]
+    assert rows[1] == expected[1]
+    assert rows[0:5] == expected
+    assert all(row.injected for row in rows)
+    assert [row.running_total for row in rows] == [r.running_total for r in expected]
+
+
+def test_a_row_index_too_far_back_is_an_index_error_as_for_a_list():
+    """A negative index past the first row raises IndexError, naming the ledger rows."""
+    rows = run([memory(1), memory(2, "two")]).rows
+    assert rows[-1].memory_id == rows[1].memory_id
+    with pytest.raises(IndexError, match=r"^ledger row index out of range$"):
+        rows[-3]
+    with pytest.raises(IndexError):
+        rows[2]
+
+
+class BatchOnly:
+    """A counter that counts in bulk only: one call for many texts."""
+
+    name = "batch"
+
+    def count(self, text: str) -> int:
+        raise AssertionError("a counter with count_many is asked in bulk")
+
+    def count_many(self, texts: list[str]) -> list[int]:
+        return [len(text) for text in texts]
+
+
+def test_a_counter_that_counts_in_bulk_is_asked_in_bulk():
+    """`count_all` hands every text to `count_many` when the counter has it."""
+    assert count_all(BatchOnly(), ["ab", "cde"]) == [2, 3]
+    assert count_all(CHARS, ["ab", "cde"]) == [2, 3]
+
+
+def test_a_prepared_store_keeps_its_lines_and_roots():
+    """Lines and competing roots are worked out once per mode and tie-break, then reused."""
+    composite = LedgerComposite(id=1, type="theme", head_id=1, member_ids=(2,))
+    store = PreparedStore([memory(1, "head"), memory(2, "two")], [composite], now_ms=NOW)
+    for mode in ("plugin", "headers"):
+        assert store.lines(mode) is store.lines(mode)
+    assert store.roots("id") is store.roots("id")
+    assert store.roots("id") == {1}
+
+
+def test_a_composite_under_an_unknown_head_does_not_hide_the_next_one():
+    """A composite whose head is not in the store is skipped; later composites still count."""
+    composites = [
+        LedgerComposite(id=1, type="theme", head_id=99, member_ids=(2,)),
+        LedgerComposite(id=2, type="theme", head_id=1, member_ids=(2,)),
+    ]
+    index = CompositeIndex(composites, {1, 2})
+    assert list(index.members_of) == [1]
+    assert list(index.members_of[1]) == [2]
+    assert index.kind(1) == "header"
+
+
+def test_a_result_over_plain_rows_reads_its_injected_ids_from_them():
+    """A result whose rows are a plain list finds the injected ids by their flags."""
+    made = run([memory(1), memory(2, "two", status="archived")], tie_break="id")
+    plain = LedgerResult(
+        **{**{f: getattr(made, f) for f in made.__slots__}, "rows": list(made.rows)}
+    )
+    assert plain.injected_ids == [1]

@@ -500,3 +500,24 @@ def test_a_pack_from_text_keeps_its_file_name_and_the_digest_of_its_text():
     spec = load_pack_text(text, filename="some/where/ops-six.toml")
     assert spec.path == "some/where/ops-six.toml"
     assert spec.digest == hashlib.sha256((PACKS / "ops-six.toml").read_bytes()).hexdigest()
+
+
+def test_an_unnamed_type_is_called_by_its_python_name():
+    """A value of a type with no name in words is called by its Python type name."""
+    with pytest.raises(CriteriaError) as caught:
+        criteria_from_dict(("a", "tuple"))
+    assert caught.value.problem == "must be a table, not tuple"
+
+
+def test_an_unknown_key_that_is_no_string_is_named():
+    """Unknown keys of any type are named (they are sorted as text)."""
+    with pytest.raises(CriteriaError) as caught:
+        criteria_from_dict({**_criteria_dict(), 1: "x", "zeta": "y"})
+    assert (caught.value.field, caught.value.problem) == ("1", "is not a known key")
+
+
+def test_an_empty_negative_example_is_refused_by_its_field():
+    """A negative example's empty text is refused under `negative_examples[i].example`."""
+    with pytest.raises(CriteriaError) as caught:
+        criteria_from_dict(_criteria_dict(negative_examples=[{"example": "", "reason": "r"}]))
+    assert caught.value.field == "negative_examples[0].example"

@@ -196,3 +196,26 @@ def test_two_memadmin_memories_claiming_one_upstream_id_are_a_problem():
         "is claimed by two memadmin memories (#10 and #11) in different projects; "
         "delete one of them"
     )
+
+
+def test_a_new_row_identical_to_another_memadmin_memory_is_a_problem_naming_it():
+    """A new row with the text of a memadmin memory linked to another row the store still
+    holds (outside this sync) is refused, naming that memory."""
+    elsewhere = memory(7, "Same text.")
+    new = memory(5, "Same text.")
+    existing = [row(10, elsewhere, upstream_id=7)]
+    result = plan([new], existing=existing, upstream_of_pk={10: 7}, store_ids=[5, 7])
+    (problem,) = result.problems
+    assert (problem.row_id, problem.column) == (5, "normalized_hash")
+    assert problem.problem == (
+        "is identical to memadmin memory #10 in PROJECT_RULES, which is not this row's memory; "
+        "edit or delete one of the two, then sync again"
+    )
+
+
+def test_every_unchanged_row_is_counted():
+    """The summary counts each unchanged row of a project."""
+    first, second = memory(1), memory(2)
+    existing = [row(10, first, upstream_id=1), row(11, second, upstream_id=2)]
+    result = plan([first, second], existing=existing, upstream_of_pk={10: 1, 11: 2})
+    assert (result.unchanged, result.counts[P].unchanged) == (2, 2)

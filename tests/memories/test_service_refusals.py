@@ -227,8 +227,11 @@ def test_a_merge_of_a_memory_deleted_meanwhile_is_refused(make):
     """A merge whose memories are not all there any more is refused, nothing written."""
     first, second = make(), make()
     Memory.objects.filter(pk=second.pk).delete()
-    with pytest.raises(ValidationError, match="no longer exists"):
+    with pytest.raises(ValidationError) as refused:
         memory_merge(memories=[first, second], content="Merged.", actor="agent")
+    assert refused.value.message_dict == {
+        "memories": ["One of the memories to merge no longer exists."]
+    }
     first.refresh_from_db()
     assert first.status == "active"
 
@@ -434,3 +437,45 @@ def test_a_bump_is_recorded_under_the_category_with_the_reason(project):
         "OPS_RULES",
         "s2",
     )
+
+
+def test_a_dir_identity_is_a_project_identity_and_a_bad_one_is_refused_on_its_field():
+    """Identities are `git:<sha>` or `dir:<hash>`; anything else is refused on `identity`."""
+    assert project_create(identity="dir:" + "d" * 32, name="Dir", actor="system").pk
+    with pytest.raises(ValidationError) as refused:
+        project_create(identity="svn:1234", name="Svn", actor="system")
+    assert refused.value.message_dict == {
+        "identity": ["A project identity is 'git:<root-commit-sha>' or 'dir:<hash>'."]
+    }
+
+
+def test_a_text_over_the_limit_is_refused_on_the_content_field(project):
+    """A memory's text longer than the limit is refused on its field, naming the limit."""
+    with pytest.raises(ValidationError) as refused:
+        memory_create(
+            project=project,
+            category="OPS_RULES",
+            content="x" * (CONTENT_MAX_CHARS + 1),
+            actor="agent",
+        )
+    assert refused.value.message_dict == {
+        "content": [f"A memory holds at most {CONTENT_MAX_CHARS} characters."]
+    }
+
+
+def test_a_bump_with_an_unknown_source_type_is_refused_too(project):
+    """The source type is checked before the duplicate is looked for: a bump is refused too."""
+    first, _ = memory_write_or_bump(
+        project=project, category="OPS_RULES", content="Drain.", actor="historian"
+    )
+    with pytest.raises(ValidationError) as refused:
+        memory_write_or_bump(
+            project=project,
+            category="OPS_RULES",
+            content="Drain.",
+            actor="agent",
+            source_type="bot",
+        )
+    assert "source_type" in refused.value.message_dict
+    first.refresh_from_db()
+    assert first.seen_count == 1

@@ -4,7 +4,9 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from memadmin.audit.models import AuditEvent
+from memadmin.core.facts import parse_facts
 from memadmin.memories.project_services import project_create
+from memadmin.taxonomy.facts_services import facts_write
 from memadmin.taxonomy.models import Category, SurfaceHashRecord
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import (
@@ -13,6 +15,7 @@ from memadmin.taxonomy.services import (
     criteria_validate,
     pack_install,
     pack_load,
+    pack_spec_to_json,
     surface_hash_note,
 )
 from memadmin.taxonomy.upgrade_services import NOTHING, pack_upgrade, pack_upgrade_plan
@@ -41,7 +44,7 @@ def test_a_surface_hash_note_outside_an_acting_block_is_an_error(project):
     moved = {**category.effective_criteria, "definition": "Changed behind the services."}
     Category.objects.filter(pk=category.pk).update(default_criteria=moved)
     records = SurfaceHashRecord.objects.count()
-    with pytest.raises(ValueError, match="must run inside an acting block"):
+    with pytest.raises(ValueError, match=r"^surface_hash_note must run inside an acting block$"):
         surface_hash_note(project=project, change="edited by hand")
     assert SurfaceHashRecord.objects.count() == records
 
@@ -128,3 +131,58 @@ def test_an_upgrade_records_every_part_of_its_plan(project, ops_variant):
         "flagged": [],
         "defaults_changed": ["ENV_STATE"],
     }
+
+
+# --- what a sampled mutation run of the services found unpinned
+
+
+def test_a_pack_as_json_holds_every_field_of_the_pack_and_its_categories():
+    """The stored pack keeps its name, version, texts and each category's fields."""
+    spec = pack_load("magic-context")
+    data = pack_spec_to_json(spec)
+    assert (data["name"], data["version"]) == (spec.name, spec.version)
+    assert (data["description"], data["routing_test"]) == (spec.description, spec.routing_test)
+    assert [
+        (c["name"], c["priority"], c["ttl_days"], c["legacy"], c["maps_to"])
+        for c in data["categories"]
+    ] == [(c.name, c.priority, c.ttl_days, c.legacy, c.maps_to) for c in spec.categories]
+    assert any(c["ttl_days"] for c in data["categories"])
+
+
+def test_historian_facts_are_written_with_their_line_as_the_reason(project):
+    """Without a reason given, each fact's memory says which output line it came from."""
+    report = parse_facts(
+        "<facts>\n<OPS_RULES>\n* Drain first.\n</OPS_RULES>\n</facts>\n", ["OPS_RULES"]
+    )
+    facts_write(project=project, report=report, actor="historian")
+    assert AuditEvent.objects.get(action="created").reason == "historian output, line 3"
+    facts_write(project=project, report=report, actor="historian", reason="session 9")
+    assert AuditEvent.objects.get(action="seen_again").reason == "session 9"
+
+
+def test_keeping_a_moved_override_counts_one_revision(project, people):
+    """Keeping an override whose default moved is one new revision."""
+    category = category_by_name(project, "RESEARCH")
+    saved = criteria_override_save(
+        category=category,
+        criteria={**category.effective_criteria, "hard_stop": "Cite."},
+        actor=people["curator"],
+    )
+    Category.objects.filter(pk=saved.pk).update(
+        default_moved=True, previous_default=saved.default_criteria
+    )
+    kept = criteria_override_keep(category=saved, actor=people["curator"])
+    assert kept.revision == saved.revision + 1
+
+
+def test_an_upgrade_that_changes_a_default_counts_one_revision(project, ops_variant):
+    """A category whose pack default changed in an upgrade is one revision further."""
+    before = category_by_name(project, "ENV_STATE").revision
+    ops_variant(
+        (
+            "Does this describe how the environment is built today",
+            "Does this describe how the environment is set up today",
+        )
+    )
+    pack_upgrade(project=project, spec=pack_load("ops-six"), actor="system")
+    assert category_by_name(project, "ENV_STATE").revision == before + 1
