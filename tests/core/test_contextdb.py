@@ -540,6 +540,17 @@ def test_invalid_utf8_text_is_read_with_replacement(tmp_path):
 # One reference for what counts as a bad value: SQLite's checks must agree with it.
 
 
+def _holds_nul(parsed) -> bool:
+    """Return True when a decoded JSON value holds a NUL in any string, keys included."""
+    if isinstance(parsed, str):
+        return "\x00" in parsed
+    if isinstance(parsed, list):
+        return any(_holds_nul(item) for item in parsed)
+    if isinstance(parsed, dict):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in parsed.items())
+    return False
+
+
 def reference_problem(rule, value) -> bool:
     """Return True when a stored value is one upstream would not write."""
     if value is None:
@@ -549,6 +560,8 @@ def reference_problem(rule, value) -> bool:
             return True
     elif type(value) is not str:
         return True
+    if isinstance(value, str) and "\x00" in value:
+        return True  # memadmin cannot store a NUL character, on either engine
     if rule.allowed and value not in rule.allowed:
         return True
     if rule.bounds and not rule.bounds[0] <= value <= rule.bounds[1]:
@@ -558,6 +571,8 @@ def reference_problem(rule, value) -> bool:
             parsed = json.loads(value, parse_constant=lambda name: 1 / 0)
         except (ValueError, ZeroDivisionError):
             return True
+        if _holds_nul(parsed):
+            return True  # a NUL spelled as an escape decodes to one
         if rule.kind == OBJECT:
             return not isinstance(parsed, dict)
         return not isinstance(parsed, list) or any(type(item) is not int for item in parsed)

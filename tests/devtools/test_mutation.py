@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from memadmin_devtools.mutation import report, targets
-from memadmin_devtools.mutation.undecorate import undecorate_source
+from memadmin.devtools.mutation import report, targets
+from memadmin.devtools.mutation.undecorate import undecorate_source
 
 ROOT = Path(__file__).resolve().parents[2]
 

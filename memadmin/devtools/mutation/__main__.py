@@ -1,8 +1,8 @@
 """Run mutation testing on memadmin's modules and print each module's score.
 
-.venv/bin/python -m memadmin_devtools.mutation core --sample 40
-.venv/bin/python -m memadmin_devtools.mutation memadmin.core.hashing
-.venv/bin/python -m memadmin_devtools.mutation services --jobs 2
+.venv/bin/python -m memadmin.devtools.mutation core --sample 40
+.venv/bin/python -m memadmin.devtools.mutation memadmin.core.hashing
+.venv/bin/python -m memadmin.devtools.mutation services --jobs 2
 """
 
 import argparse
@@ -14,13 +14,13 @@ from pathlib import Path
 
 from . import report, targets, workspace
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     """Return the command line's options."""
     parser = argparse.ArgumentParser(
-        prog="python -m memadmin_devtools.mutation",
+        prog="python -m memadmin.devtools.mutation",
         description="Mutate the named modules with mutmut, run their tests against each "
         "mutant, print the share killed per module and write the survivors to a file.",
     )

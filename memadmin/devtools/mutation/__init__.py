@@ -1,0 +1,1 @@
+"""Mutation testing of memadmin with a pinned mutmut: ``python -m memadmin.devtools.mutation``."""

@@ -1,1 +1,0 @@
-"""Mutation testing of memadmin with a pinned mutmut: ``python -m memadmin_devtools.mutation``."""
