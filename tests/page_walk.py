@@ -60,9 +60,11 @@ def kind(path: str) -> str | None:
     return f"{match.view_name}?{'&'.join(names)}"
 
 
-def walk(fetch: Callable[[str], tuple[int, str]], *, limit: int = LIMIT) -> Iterator[tuple]:
+def walk(
+    fetch: Callable[[str], tuple[int, str]], *, extra: tuple = (), limit: int = LIMIT
+) -> Iterator[tuple]:
     """Yield (path, status, html) for each page reached from the seeds, breadth first."""
-    queue = list(SEEDS)
+    queue = [*SEEDS, *extra]
     seen: set[str] = set()
     per_kind: Counter = Counter()
     while queue and len(seen) < limit:
@@ -79,6 +81,24 @@ def walk(fetch: Callable[[str], tuple[int, str]], *, limit: int = LIMIT) -> Iter
 
 
 TEMPLATE_SYNTAX = re.compile(r"\{#|#\}|\{%|%\}|\{\{|\}\}")
+
+
+def demo_extras() -> tuple[str, ...]:
+    """Return pages of the demo a walk may not reach by links: fragmenting, a compare."""
+    from django.db.models.functions import Length
+
+    from memadmin.memories.models import Memory
+
+    longest = (
+        Memory.objects.filter(status="active").annotate(n=Length("content")).order_by("-n").first()
+    )
+    edited = Memory.history.filter(history_actor="ana").order_by("history_id").first()
+    extras = []
+    if longest is not None:
+        extras.append(f"/ledger/fragment/{longest.pk}/")
+    if edited is not None:
+        extras.append(f"/history/memories/{edited.id}/")
+    return tuple(extras)
 
 
 def template_syntax(html: str) -> list[str]:

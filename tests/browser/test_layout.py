@@ -3,7 +3,7 @@
 import pytest
 from django.core.management import call_command
 
-from tests.page_walk import template_syntax, walk
+from tests.page_walk import demo_extras, template_syntax, walk
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,7 +36,8 @@ def test_no_page_scrolls_sideways_on_a_phone(logged_in_page, live_server, demo):
         return response.status, page.content()
 
     failures, walked = [], 0
-    for path, status, html in walk(fetch):
+    extras = demo_extras()  # read before the walk: Playwright's loop refuses database work
+    for path, status, html in walk(fetch, extra=extras):
         walked += 1
         width = page.evaluate("document.documentElement.scrollWidth")
         if status >= 400:

@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 
-from tests.page_walk import template_syntax, walk
+from tests.page_walk import demo_extras, template_syntax, walk
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +21,7 @@ def test_no_page_of_the_demo_shows_template_syntax():
         return response.status_code, response.content.decode()
 
     failures, walked = [], 0
-    for path, status, html in walk(fetch):
+    for path, status, html in walk(fetch, extra=demo_extras()):
         walked += 1
         if status >= 500:
             failures.append(f"{path}: status {status}")
