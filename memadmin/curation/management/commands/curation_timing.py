@@ -5,15 +5,9 @@ fresh SQLite file in a temporary folder, so the real database is never opened.
 """
 
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
-from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from memadmin.curation.timing import (
     Timing,
@@ -23,6 +17,7 @@ from memadmin.curation.timing import (
     time_memory_page,
     time_related,
 )
+from memadmin.scratch_database import refuse_outside_scratch_database, run_in_scratch_database
 
 INSIDE_ENV = "MEMADMIN_CURATION_TIMING_DIR"
 TARGET_S = 30
@@ -47,44 +42,19 @@ class Command(BaseCommand):
         if options["inside"]:
             self._inside(options)
             return
-        folder = Path(tempfile.mkdtemp(prefix="memadmin-curation-"))
-        (folder / "staticfiles").mkdir()
-        environment = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-        environment.update(
-            {
-                "MEMADMIN_VAR_DIR": str(folder),
-                INSIDE_ENV: str(folder),
-                "DJANGO_SETTINGS_MODULE": "memadmin.settings.local",
-                "DJANGO_DEBUG": "0",
-            }
+        run_in_scratch_database(
+            command="curation_timing",
+            arguments=[
+                f"--memories={options['memories']}",
+                *(["--no-vectors"] if options["no_vectors"] else []),
+            ],
+            inside_env=INSIDE_ENV,
+            keep=options["keep"],
+            stderr=self.stderr,
         )
-        command = [
-            sys.executable,
-            str(Path(settings.BASE_DIR) / "manage.py"),
-            "curation_timing",
-            "--inside",
-            f"--memories={options['memories']}",
-            *(["--no-vectors"] if options["no_vectors"] else []),
-        ]
-        try:
-            finished = subprocess.run(command, env=environment, check=False)
-        finally:
-            if options["keep"]:
-                self.stderr.write(f"The timing database is kept in {folder}.")
-            else:
-                shutil.rmtree(folder, ignore_errors=True)
-        if finished.returncode != 0:
-            raise CommandError(f"The timing failed (exit status {finished.returncode}).")
 
     def _inside(self, options) -> None:
-        folder = os.environ.get(INSIDE_ENV)
-        database = settings.DATABASES["default"]
-        if (
-            not folder
-            or database["ENGINE"] != "django.db.backends.sqlite3"
-            or not Path(database["NAME"]).resolve().is_relative_to(Path(folder).resolve())
-        ):
-            raise CommandError("--inside runs only in the database `curation_timing` makes.")
+        refuse_outside_scratch_database(command="curation_timing", inside_env=INSIDE_ENV)
 
         def progress(message: str) -> None:
             self.stderr.write(f"  {message}…")

@@ -6,22 +6,17 @@ removed afterwards unless --keep is given.
 """
 
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
-from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from memadmin.ledger.benchmark.figures import assembly_figures
 from memadmin.ledger.benchmark.pages import page_figures
 from memadmin.ledger.benchmark.report import print_report
 from memadmin.ledger.benchmark.store import build_store
 from memadmin.ledger.counters import choose_counter
+from memadmin.scratch_database import refuse_outside_scratch_database, run_in_scratch_database
 
 INSIDE_ENV = "MEMADMIN_BENCHMARK_DIR"
 
@@ -55,47 +50,20 @@ class Command(BaseCommand):
             self._outside(options)
 
     def _outside(self, options) -> None:
-        folder = Path(tempfile.mkdtemp(prefix="memadmin-benchmark-"))
-        (folder / "staticfiles").mkdir()  # STATIC_ROOT: WhiteNoise warns when it is missing
-        environment = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-        environment.update(
-            {
-                "MEMADMIN_VAR_DIR": str(folder),
-                INSIDE_ENV: str(folder),
-                "DJANGO_SETTINGS_MODULE": "memadmin.settings.local",
-                "DJANGO_DEBUG": "0",
-            }
+        run_in_scratch_database(
+            command="benchmark",
+            arguments=[
+                f"--memories={options['memories']}",
+                f"--composites={options['composites']}",
+                f"--small={options['small']}",
+            ],
+            inside_env=INSIDE_ENV,
+            keep=options["keep"],
+            stderr=self.stderr,
         )
-        command = [
-            sys.executable,
-            str(Path(settings.BASE_DIR) / "manage.py"),
-            "benchmark",
-            "--inside",
-            f"--memories={options['memories']}",
-            f"--composites={options['composites']}",
-            f"--small={options['small']}",
-        ]
-        try:
-            finished = subprocess.run(command, env=environment, check=False)
-        finally:
-            if options["keep"]:
-                self.stderr.write(f"The benchmark database is kept in {folder}.")
-            else:
-                shutil.rmtree(folder, ignore_errors=True)
-        if finished.returncode != 0:
-            raise CommandError(f"The benchmark failed (exit status {finished.returncode}).")
 
     def _inside(self, options) -> None:
-        folder = os.environ.get(INSIDE_ENV)
-        database = settings.DATABASES["default"]
-        if (
-            not folder
-            or database["ENGINE"] != "django.db.backends.sqlite3"
-            or not Path(database["NAME"]).resolve().is_relative_to(Path(folder).resolve())
-        ):
-            raise CommandError(
-                "--inside runs only in the temporary database `manage.py benchmark` makes."
-            )
+        refuse_outside_scratch_database(command="benchmark", inside_env=INSIDE_ENV)
 
         def progress(message: str) -> None:
             self.stderr.write(f"  {message}…")
