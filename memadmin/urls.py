@@ -15,7 +15,7 @@ urlpatterns = [
     path("composites/", include("memadmin.composites.urls")),
     path("map/", include("memadmin.headermap.urls")),
     path("ledger/", include("memadmin.ledger.urls")),
-    path("history/", include("memadmin.audit.urls")),
+    path("history/", include("memadmin.history.urls")),
     path("people/", include("memadmin.accounts.urls")),
     path("interop/", include("memadmin.interop.urls")),
     path("curation/", include("memadmin.curation.urls")),

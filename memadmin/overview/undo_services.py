@@ -20,10 +20,10 @@ from django.db import transaction
 from memadmin.accounts.roles import has_role
 from memadmin.audit.context import acting
 from memadmin.audit.models import AuditEvent
-from memadmin.audit.revert_services import criteria_revert, memory_revert
 from memadmin.audit.services import audit_record
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create, composite_cursor_set
+from memadmin.history.revert_services import criteria_revert, memory_revert
 from memadmin.memories.models import Memory
 from memadmin.taxonomy.models import Category
 

@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "memadmin.ledger",
     "memadmin.interop",
     "memadmin.curation",
+    "memadmin.history",
     "memadmin.overview",
 ]
 

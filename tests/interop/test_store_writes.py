@@ -6,7 +6,7 @@ import sqlite3
 import pytest
 
 from memadmin.audit.models import AuditEvent
-from memadmin.audit.revert_services import memory_revert
+from memadmin.history.revert_services import memory_revert
 from memadmin.interop.models import StoreBase
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.archive_services import memory_archive

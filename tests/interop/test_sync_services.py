@@ -369,7 +369,7 @@ def test_sessions_of_another_project_remain_after_a_filtered_sync(store):
 
 def test_the_timeline_tells_what_the_sync_did(store, client_as):
     """A memory's timeline names the upstream edit and the deletion, by "import"."""
-    from memadmin.audit.timeline import memory_timeline
+    from memadmin.history.timeline import memory_timeline
 
     path = store()
     context_db_sync(path=path)

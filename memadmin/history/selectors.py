@@ -7,10 +7,9 @@ from django.core.cache import cache
 from django.db.models import Max, QuerySet
 from django.utils import timezone
 
+from memadmin.audit.models import AuditEvent
 from memadmin.memories.models import Memory
 from memadmin.taxonomy.models import Category
-
-from .models import AuditEvent
 
 
 class UnknownVersion(LookupError):

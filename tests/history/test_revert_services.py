@@ -4,8 +4,8 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from memadmin.audit.models import AuditEvent
-from memadmin.audit.revert_services import criteria_revert, memory_revert
-from memadmin.audit.selectors import criteria_versions, memory_versions
+from memadmin.history.revert_services import criteria_revert, memory_revert
+from memadmin.history.selectors import criteria_versions, memory_versions
 from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
@@ -38,7 +38,7 @@ def test_revert_records_a_new_version_with_the_old_values(make_memory, people):
 
 def test_revert_is_recorded_as_a_revert_and_named_so_on_the_timeline(make_memory, people):
     """The log can be filtered to reverts; the timeline heads the entry "reverted", with its diff."""
-    from memadmin.audit.timeline import memory_timeline
+    from memadmin.history.timeline import memory_timeline
 
     memory = make_memory("Deploy with just deploy.")
     memory_update(memory=memory, actor="historian", content="Deploy by hand.")

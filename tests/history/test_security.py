@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from memadmin.audit.models import AuditEvent
-from memadmin.audit.selectors import criteria_versions, memory_versions
+from memadmin.history.selectors import criteria_versions, memory_versions
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
 from memadmin.taxonomy.selectors import category_by_name

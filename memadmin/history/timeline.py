@@ -12,11 +12,11 @@ entry by itself.
 
 from datetime import timedelta
 
+from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite, CompositeMember
 from memadmin.core.worddiff import word_diff
 from memadmin.memories.models import Memory
 
-from .models import AuditEvent
 from .timeline_entries import (
     GENERIC_ACTIONS,
     KIND_ORDER,

@@ -2,8 +2,8 @@
 
 from django import template
 
-from memadmin.audit.timeline import memory_timeline as timeline_of
 from memadmin.audit.undo_messages import undo_target as target_of
+from memadmin.history.timeline import memory_timeline as timeline_of
 
 register = template.Library()
 

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from memadmin.audit.models import AuditEvent
-from memadmin.audit.selectors import criteria_versions, memory_versions
+from memadmin.history.selectors import criteria_versions, memory_versions
 from memadmin.memories.archive_services import memory_supersede
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from memadmin.audit.context import acting, current, current_change_id
 from memadmin.audit.models import AuditEvent
-from memadmin.audit.timeline import memory_timeline
+from memadmin.history.timeline import memory_timeline
 from memadmin.memories.bulk_services import bulk_apply
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update

@@ -4,7 +4,7 @@ import csv
 import json
 from collections.abc import Iterable, Iterator
 
-from .models import AuditEvent
+from memadmin.audit.models import AuditEvent
 
 COLUMNS = (
     "id",

@@ -4,13 +4,13 @@ import pytest
 
 from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
-from memadmin.audit.timeline import memory_timeline
 from memadmin.composites.services import (
     composite_create,
     composite_member_add,
     composite_member_remove,
 )
 from memadmin.core.worddiff import DiffOp
+from memadmin.history.timeline import memory_timeline
 from memadmin.memories.archive_services import memory_supersede
 from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
