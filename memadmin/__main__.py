@@ -1,0 +1,7 @@
+"""`python -m memadmin ...` runs the `memadmin` command (memadmin/cli.py)."""
+
+import sys
+
+from memadmin.cli import main
+
+sys.exit(main())

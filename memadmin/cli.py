@@ -1,0 +1,199 @@
+"""The `memadmin` command. `memadmin serve` sets up a store and serves the dashboard on it.
+
+Which store is served, first match wins: `--demo` (the seeded demo store, var/memadmin.sqlite3);
+`--context-db PATH`; the environment variable `MEMADMIN_CONTEXT_DB=PATH`; magic-context's
+default store `$XDG_DATA_HOME/cortexkit/magic-context/context.db` (`~/.local/share/...`) if it
+exists; otherwise the demo store. A magic-context store is synced into a memadmin database of
+its own, var/stores/<digest of its path>/, so it never mixes with the demo; each start syncs
+what changed. The background worker (`manage.py run_worker`: syncs started from the web, and a
+look at the store every 2 s) runs beside the web server and stops with it.
+"""
+
+import argparse
+import hashlib
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DEFAULT_PORT = 8000
+DEFAULT_SETTINGS = "memadmin.settings.local"
+DIGEST_LENGTH = 12
+
+
+class Refused(Exception):
+    """The command cannot go on; its message says why, and `code` is the exit status."""
+
+    def __init__(self, message: str, code: int = 1):
+        super().__init__(message)
+        self.code = code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of `memadmin` and its `serve` subcommand."""
+    parser = argparse.ArgumentParser(prog="memadmin", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve = commands.add_parser(
+        "serve",
+        help="set up a store and serve the dashboard on it",
+        description=__doc__.split("\n\n", 1)[1],
+    )
+    stores = serve.add_mutually_exclusive_group()
+    stores.add_argument("--context-db", metavar="PATH", help="serve that magic-context store")
+    stores.add_argument("--demo", action="store_true", help="serve the seeded demo store")
+    serve.add_argument(
+        "--port", type=int, help=f"port on 127.0.0.1 (default: $PORT or {DEFAULT_PORT})"
+    )
+    serve.add_argument(
+        "port_given", nargs="?", type=int, metavar="PORT", help="the port, as a positional"
+    )
+    serve.add_argument(
+        "--no-serve", action="store_true", help="set up and sync, but start no server"
+    )
+    return parser
+
+
+def default_store(environ: Mapping[str, str]) -> Path:
+    """Return where magic-context keeps its store by default."""
+    data_home = environ.get("XDG_DATA_HOME") or str(Path(environ.get("HOME", "~")) / ".local/share")
+    return Path(data_home).expanduser() / "cortexkit" / "magic-context" / "context.db"
+
+
+def choose_store(
+    *, demo: bool, context_db: str | None, environ: Mapping[str, str]
+) -> tuple[Path | None, bool]:
+    """Return the store to serve (None: the demo) and whether it was found at its default place."""
+    if demo:
+        return None, False
+    named = context_db or environ.get("MEMADMIN_CONTEXT_DB", "")
+    if named:
+        return Path(named).expanduser(), False
+    found = default_store(environ)
+    if found.is_file():
+        return found, True
+    return None, False
+
+
+def store_var_dir(store: Path, base_dir: Path = BASE_DIR) -> Path:
+    """Return the memadmin directory of a store: var/stores/<digest of its real path>."""
+    digest = hashlib.sha256(str(store).encode()).hexdigest()[:DIGEST_LENGTH]
+    return base_dir / "var" / "stores" / digest
+
+
+def port_of(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    """Return the port asked for: `--port`, the positional PORT, `$PORT`, or 8000."""
+    if args.port is not None and args.port_given is not None and args.port != args.port_given:
+        raise Refused("--port and PORT name two ports; choose one", code=2)
+    port = args.port if args.port is not None else args.port_given
+    return port if port is not None else int(environ.get("PORT", DEFAULT_PORT))
+
+
+def set_up_store(store: Path, environ: dict[str, str]) -> Path:
+    """Point `environ` at the store's own memadmin directory and return the store's real path.
+
+    Runs before Django is set up: the settings read MEMADMIN_VAR_DIR when imported.
+    """
+    if not store.is_file():
+        raise Refused(f"{store}: no such file")
+    real = store.resolve()
+    environ.setdefault("MEMADMIN_VAR_DIR", str(store_var_dir(real)))
+    return real
+
+
+def prepare(store: Path | None, port: int, out) -> None:
+    """Migrate, then sync the store (and make its first admin) or seed the demo."""
+    from django.contrib.auth import get_user_model
+    from django.core.management import CommandError, call_command
+
+    call_command("migrate", verbosity=0)
+    if store is None:
+        call_command("demo", stdout=out)
+        print(file=out)
+        print(
+            f"memadmin: open http://127.0.0.1:{port}/ and log in as admin (password memadmin-demo).",
+            file=out,
+        )
+        print("          viewer, editor and curator exist too, with the same password.", file=out)
+        return
+    try:
+        call_command("sync_context_db", str(store), incremental=True, stdout=out)
+    except CommandError as error:
+        raise Refused(f"the sync of {store} was refused ({error}); nothing was imported") from error
+    if not get_user_model().objects.filter(username="admin").exists():
+        print(file=out)
+        call_command("person", "add", "admin", "--role", "admin", stdout=out)
+        print("          (keep that password: it is shown once)", file=out)
+    var_dir = os.environ["MEMADMIN_VAR_DIR"]
+    print(file=out)
+    print(f"memadmin: open http://127.0.0.1:{port}/ and log in as admin.", file=out)
+    print(f"          serving {store}, synced into {var_dir}", file=out)
+    print(
+        f"          (lost the password? MEMADMIN_VAR_DIR={var_dir} "
+        f"{sys.executable} manage.py changepassword admin)",
+        file=out,
+    )
+
+
+def django_command(*words: str) -> list[str]:
+    """Return the argv that runs a management command in a process of its own."""
+    return [sys.executable, "-m", "django", *words]
+
+
+def run_beside(worker: Sequence[str], server: Sequence[str]) -> int:
+    """Run the worker in the background and the server in the foreground; stop the worker
+    when the server stops, however it stops. Return the server's exit status."""
+    background = subprocess.Popen(worker, cwd=BASE_DIR)
+    try:
+        return subprocess.call(server, cwd=BASE_DIR)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        background.terminate()
+        try:
+            background.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            background.kill()
+            background.wait()
+
+
+def serve(args: argparse.Namespace, environ: dict[str, str], out) -> int:
+    """Carry out `memadmin serve`: choose the store, set it up, and serve it unless told not to."""
+    port = port_of(args, environ)
+    store, found = choose_store(demo=args.demo, context_db=args.context_db, environ=environ)
+    if found:
+        print(
+            f"serve: found your magic-context store at {store} (--demo serves the demo instead)",
+            file=out,
+        )
+    if store is not None:
+        store = set_up_store(store, environ)
+    environ.setdefault("DJANGO_SETTINGS_MODULE", DEFAULT_SETTINGS)
+
+    import django
+
+    django.setup()
+    prepare(store, port, out)
+    print(file=out)
+    if args.no_serve:
+        return 0
+    # Django's debug pages (tracebacks) stay off unless you ask: DJANGO_DEBUG=1.
+    # This listens on 127.0.0.1 only; the README's "Serving on a LAN" serves other people.
+    return run_beside(
+        django_command("run_worker"), django_command("runserver", f"127.0.0.1:{port}")
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `memadmin COMMAND ...` and return its exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return serve(args, os.environ, sys.stdout)  # the only command, so far
+    except Refused as refused:
+        print(f"serve: {refused}", file=sys.stderr)
+        return refused.code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
