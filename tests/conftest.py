@@ -11,7 +11,7 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from memadmin.accounts.services import person_create
-from memadmin.memories.project_services import project_create
+from memadmin.projects.services import project_create
 from memadmin.taxonomy.services import pack_install, pack_load
 
 # Playwright's sync API runs an event loop in the test thread; Django's ORM calls made from

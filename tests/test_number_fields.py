@@ -4,8 +4,8 @@ import pytest
 from django import forms
 
 from memadmin.core.numbers import BIGINT_MAX
-from memadmin.memories.models import Project
 from memadmin.number_fields import CheckedJSONField, RowChoiceField, WholeNumberField
+from memadmin.projects.models import Project
 
 
 class NumberForm(forms.Form):

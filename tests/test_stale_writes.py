@@ -17,8 +17,8 @@ from memadmin.accounts.services import person_set_role
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create, composite_set_title
-from memadmin.memories.project_services import project_set_budget
 from memadmin.memories.services import memory_create, memory_update
+from memadmin.projects.services import project_set_budget
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
 
@@ -192,7 +192,7 @@ def test_every_admin_change_form_refuses_a_stale_save(client_as, project, compos
     category = category_by_name(project, "RESEARCH")
     url, change, typed = {
         "project": (
-            f"/admin/memories/project/{project.pk}/change/",
+            f"/admin/projects/project/{project.pk}/change/",
             lambda: project_set_budget(project=project, budget=6000, actor="agent"),
             {"injection_budget": 7000},
         ),

@@ -38,7 +38,7 @@ class AuditEvent(models.Model):
     )
     action = models.CharField(max_length=40, db_index=True)
     project = models.ForeignKey(
-        "memories.Project", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+        "projects.Project", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     object_type = models.CharField(max_length=40)
     object_id = models.CharField(max_length=64)

@@ -4,3 +4,10 @@ from django.apps import AppConfig
 class CompositesConfig(AppConfig):
     name = "memadmin.composites"
     verbose_name = "Composites (relation blocks)"
+
+    def ready(self) -> None:
+        from memadmin.memories import relation_hooks
+
+        from .repoint_services import MergeRelations
+
+        relation_hooks.register(MergeRelations)

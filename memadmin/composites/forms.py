@@ -9,9 +9,9 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from memadmin.core.numbers import parse_id
-from memadmin.memories.models import Project
 from memadmin.memories.picker import MEMORY_HINT, PickerInput
 from memadmin.number_fields import RowChoiceField, WholeNumberField
+from memadmin.projects.models import Project
 
 from .models import Composite
 from .reference_services import NOTE_MAX_CHARS

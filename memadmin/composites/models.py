@@ -29,7 +29,7 @@ class Composite(models.Model):
         ALTERNATIVES = "alternatives", "alternatives (an unordered set of peers)"
 
     project = models.ForeignKey(
-        "memories.Project", on_delete=models.CASCADE, related_name="composites"
+        "projects.Project", on_delete=models.CASCADE, related_name="composites"
     )
     type = models.CharField(max_length=12, choices=Type.choices)
     head = models.ForeignKey(
@@ -111,7 +111,7 @@ class ReferenceSet(models.Model):
 
     ref = models.CharField(max_length=40, unique=True)
     project = models.ForeignKey(
-        "memories.Project", on_delete=models.CASCADE, related_name="reference_sets"
+        "projects.Project", on_delete=models.CASCADE, related_name="reference_sets"
     )
     composite = models.ForeignKey(
         Composite,

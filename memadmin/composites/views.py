@@ -17,7 +17,7 @@ from memadmin.accounts.roles import role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
 from memadmin.core.numbers import parse_id
-from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.memories.models import Memory
 from memadmin.memories.picker import SELECT_LIMIT
 
@@ -59,9 +59,7 @@ def composite_list(request: HtmxHttpRequest) -> HttpResponse:
     cards = [(composite, composite_picture(composite, size="thumb")) for composite in page]
     query = request.GET.copy()
     query.pop("page", None)
-    template_name = "composites/list.html"
-    if request.htmx and not request.htmx.history_restore_request:
-        template_name += "#list-section"
+    template_name = partial_or_page(request, "composites/list.html", "list-section")
     return render(
         request,
         template_name,
@@ -105,9 +103,7 @@ def load_composite(pk: int) -> Composite:
 def composite_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Show one composite: its picture, members in order, cursor and snapshots."""
     composite = load_composite(pk)
-    template_name = "composites/detail.html"
-    if request.htmx and not request.htmx.history_restore_request:
-        template_name += "#composite-section"
+    template_name = partial_or_page(request, "composites/detail.html", "composite-section")
     return render(request, template_name, composite_context(composite))
 
 

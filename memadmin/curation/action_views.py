@@ -16,7 +16,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from memadmin.accounts.roles import role_required
 from memadmin.composites.models import Composite
 from memadmin.htmx_request import HtmxHttpRequest
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 
 from .forms import NEW_HEAD, ArchiveForm, GroupForm
 from .selectors import header_text, proposed_head

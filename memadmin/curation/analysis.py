@@ -15,7 +15,8 @@ from django.db import transaction
 from django.db.models import Count, Max
 
 from memadmin.core.clock import now_ms
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 
 from .embeddings import ProjectVectors, project_vectors
 from .grouping import theme_groups

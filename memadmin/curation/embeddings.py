@@ -19,7 +19,8 @@ from django.db import transaction
 from memadmin.core.clock import now_ms
 from memadmin.core.contextdb import StoreError, open_readonly
 from memadmin.interop.models import UpstreamProject
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 
 from .models import MemoryEmbedding
 

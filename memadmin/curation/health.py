@@ -16,7 +16,8 @@ from memadmin.core.clock import now_ms
 from memadmin.headermap.stale_selectors import stale_header_ids
 from memadmin.ledger.counters import choose_counter
 from memadmin.ledger.selectors import ledger_preview
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import category_names
 
 from .analysis import is_current

@@ -48,7 +48,7 @@ class Analysis(models.Model):
         FAILED = "failed"
 
     project = models.OneToOneField(
-        "memories.Project", on_delete=models.CASCADE, related_name="curation_analysis"
+        "projects.Project", on_delete=models.CASCADE, related_name="curation_analysis"
     )
     state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
     requested_fingerprint = models.CharField(max_length=200, blank=True, default="")
@@ -81,7 +81,7 @@ class RelatedBlock(models.Model):
     a hundred rows, and a memory page reads one.
     """
 
-    project = models.ForeignKey("memories.Project", on_delete=models.CASCADE, related_name="+")
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
     block = models.PositiveIntegerField()
     neighbours = models.JSONField(default=dict)
 

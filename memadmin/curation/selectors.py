@@ -11,7 +11,8 @@ from django.core.exceptions import ValidationError
 
 from memadmin.composites.models import Composite, CompositeMember
 from memadmin.core.worddiff import DiffOp, word_diff
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 
 from .analysis import CANDIDATE_FLOOR, EMBEDDING_THRESHOLD, LEXICAL_THRESHOLD
 from .grouping import Cluster, Pair, clusters_of, common_words

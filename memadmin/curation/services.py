@@ -13,8 +13,9 @@ from django.db import transaction
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create
 from memadmin.memories.archive_services import memory_archive
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
+from memadmin.projects.models import Project
 
 GROUP_TYPES = (Composite.Type.THEME, Composite.Type.ALTERNATIVES)
 

@@ -12,7 +12,7 @@ from django.tasks import task
 
 from memadmin.core.clock import now_ms
 from memadmin.core.contextdb import StoreError
-from memadmin.memories.models import Project
+from memadmin.projects.models import Project
 
 from .analysis import analysis_refresh, project_fingerprint
 from .embeddings import bound_store_path, embeddings_import

@@ -20,8 +20,9 @@ from django.urls import reverse
 from memadmin.accounts.services import person_create
 from memadmin.core.clock import now_ms
 from memadmin.core.hashing import normalized_hash
-from memadmin.memories.models import Memory, Project
-from memadmin.memories.project_services import project_create
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
+from memadmin.projects.services import project_create
 from memadmin.taxonomy.services import pack_install, pack_load
 
 from .analysis import Computed, analysis_compute, analysis_save, project_fingerprint

@@ -12,8 +12,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
-from memadmin.htmx_request import HtmxHttpRequest
-from memadmin.memories.models import Project
+from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
+from memadmin.projects.models import Project
 
 from .analysis import is_current
 from .forms import ArchiveForm, ThresholdForm
@@ -43,9 +43,7 @@ def _analysis_context(project: Project) -> dict:
 
 
 def _section(request: HtmxHttpRequest, template_name: str, section: str) -> str:
-    if request.htmx and not request.htmx.history_restore_request:
-        return f"{template_name}#{section}"
-    return template_name
+    return partial_or_page(request, template_name, section)
 
 
 @require_GET

@@ -22,7 +22,8 @@ from memadmin.composites.models import Composite, CompositeMember
 from memadmin.composites.store_markers import Markers, store_markers
 from memadmin.core.ledger.model import LedgerComposite
 from memadmin.core.tokens import HeuristicCounter
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 
 from .tree import HeaderMap, MapGraph, MapMemory
 

@@ -25,7 +25,8 @@ from django.db.models.functions import Coalesce
 
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 
 LIVE = (Memory.Status.ACTIVE, Memory.Status.PERMANENT)
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -23,7 +23,8 @@ from django.db.models.functions import Coalesce
 
 from memadmin.composites.models import Composite, CompositeMember
 from memadmin.core.worddiff import DiffOp, word_diff
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 
 from .models import HeaderSync
 from .stale_membership import (

@@ -9,9 +9,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
 from memadmin.core.numbers import parse_id
-from memadmin.htmx_request import HtmxHttpRequest
-from memadmin.memories.models import Memory, Project
+from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
+from memadmin.memories.models import Memory
 from memadmin.memories.selectors import project_list
+from memadmin.projects.models import Project
 
 from .forms import NOTE_MAX_CHARS, MarkSyncedForm
 from .stale_selectors import stale_header, stale_header_count, stale_headers, stale_order
@@ -30,9 +31,7 @@ def _project(request: HtmxHttpRequest) -> Project | None:
 def stale_queue(request: HtmxHttpRequest) -> HttpResponse:
     """List the stale headers, each with what changed in its details since its last sync."""
     project = _project(request)
-    template_name = "headermap/stale.html"
-    if request.htmx and not request.htmx.history_restore_request:
-        template_name += "#stale-queue"
+    template_name = partial_or_page(request, "headermap/stale.html", "stale-queue")
     return render(request, template_name, _queue_context(request, project))
 
 

@@ -25,9 +25,9 @@ from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
 from memadmin.core.numbers import ids_in, parse_id, parse_page, parse_whole
-from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.htmx_request import HtmxHttpRequest, wants_fragment
 from memadmin.memories.forms import ProjectChoiceForm
-from memadmin.memories.models import Project
+from memadmin.projects.models import Project
 
 from .selectors import header_map, header_map_below, unreached_memories
 from .stale_selectors import stale_header_ids
@@ -290,7 +290,7 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
         "page_count": paginator.num_pages,
     }
     template_name = "headermap/index.html"
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_fragment(request):
         template_name += "#tree-section"
     else:
         context |= {

@@ -2,8 +2,8 @@
 
 from django import forms
 
-from memadmin.memories.models import Project
 from memadmin.number_fields import RowChoiceField, WholeNumberField
+from memadmin.projects.models import Project
 
 from . import selectors
 

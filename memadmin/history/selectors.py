@@ -32,11 +32,6 @@ class EventFilters:
     until: date | None = None
 
 
-def events_for_object(object_type: str, object_id) -> QuerySet[AuditEvent]:
-    """Return the events about one object, newest first."""
-    return AuditEvent.objects.filter(object_type=object_type, object_id=str(object_id))
-
-
 def event_list(filters: EventFilters = EventFilters()) -> QuerySet[AuditEvent]:
     """Return the events matching the filters, newest first; `until` includes its whole day."""
     events = AuditEvent.objects.select_related("project")

@@ -13,7 +13,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
 from memadmin.htmx_request import HtmxHttpRequest
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 
 from . import selectors
 from .compare import criteria_comparison, memory_comparison

@@ -7,7 +7,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
-from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 
 from . import selectors
 from .export import csv_lines, json_chunks
@@ -28,9 +28,7 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
     page = Paginator(events, PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
-    template_name = "audit/index.html"
-    if request.htmx and not request.htmx.history_restore_request:
-        template_name += "#log-section"
+    template_name = partial_or_page(request, "audit/index.html", "log-section")
     return render(
         request,
         template_name,

@@ -23,7 +23,7 @@ from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
 from memadmin.core.contextdb import StoreError, write_store_meta
 from memadmin.core.contextdb.opening import DEFAULT_TIMEOUT_SECONDS
-from memadmin.memories.models import Project
+from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import categories_of, current_surface_hash
 
 CRITERIA_FORMAT = "memadmin.criteria"

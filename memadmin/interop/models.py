@@ -39,7 +39,7 @@ class UpstreamProject(models.Model):
     """The store a project's upstream ids belong to; a project syncs from one store only."""
 
     project = models.OneToOneField(
-        "memories.Project", on_delete=models.CASCADE, related_name="upstream_link"
+        "projects.Project", on_delete=models.CASCADE, related_name="upstream_link"
     )
     store = models.ForeignKey(UpstreamStore, on_delete=models.CASCADE, related_name="projects")
     linked_at = models.BigIntegerField(help_text="Milliseconds since the epoch.")
@@ -55,7 +55,7 @@ class UpstreamSession(models.Model):
     session_id = models.CharField(max_length=200)
     project_identity = models.CharField(max_length=200, blank=True, default="")
     project = models.ForeignKey(
-        "memories.Project",
+        "projects.Project",
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
@@ -305,7 +305,7 @@ class WorkspaceMember(models.Model):
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="members")
     project_identity = models.CharField(max_length=200)
     project = models.ForeignKey(
-        "memories.Project",
+        "projects.Project",
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
@@ -339,7 +339,7 @@ class SessionBlock(models.Model):
 
     session = models.OneToOneField(UpstreamSession, on_delete=models.CASCADE, related_name="block")
     project = models.ForeignKey(
-        "memories.Project",
+        "projects.Project",
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
@@ -385,7 +385,7 @@ class PendingCriteria(models.Model):
     """
 
     project = models.OneToOneField(
-        "memories.Project", on_delete=models.CASCADE, related_name="pending_criteria"
+        "projects.Project", on_delete=models.CASCADE, related_name="pending_criteria"
     )
     since = models.BigIntegerField(help_text="Milliseconds since the epoch.")
 

@@ -6,17 +6,16 @@ document lists all that is wrong with it. What needs the database (does the proj
 exist already? does the pack file exist?) is checked by the import service.
 """
 
-import re
 from collections.abc import Callable
 
-from memadmin.memories.models import BUDGET_MAX, BUDGET_MIN, Memory
+from memadmin.core.ledger import BUDGET_MAX, BUDGET_MIN
+from memadmin.core.patterns import MD5_HEX, PROJECT_IDENTITY
+from memadmin.memories.models import Memory
 
 from .project_export import FORMAT, MEMORY_FIELDS, REFERENCE_SET_FIELDS, VERSION
 
 Check = Callable[[object], str | None]
 
-_MD5_HEX = re.compile(r"[0-9a-f]{32}")
-_IDENTITY = re.compile(r"(git|dir):\S+")
 COMPOSITE_TYPES = ("sequence", "theme", "cause", "alternatives")
 
 
@@ -80,9 +79,7 @@ def mapping(value: object) -> str | None:
 def md5_hex(value: object) -> str | None:
     """Check for 32 lowercase hex digits."""
     return (
-        None
-        if isinstance(value, str) and _MD5_HEX.fullmatch(value)
-        else "must be an MD5 hex digest"
+        None if isinstance(value, str) and MD5_HEX.fullmatch(value) else "must be an MD5 hex digest"
     )
 
 
@@ -163,7 +160,7 @@ OVERRIDE_CHECKS: dict[str, Check] = {
 PROJECT_CHECKS: dict[str, Check] = {
     "identity": lambda value: (
         None
-        if isinstance(value, str) and _IDENTITY.fullmatch(value) and len(value) <= 200
+        if isinstance(value, str) and PROJECT_IDENTITY.fullmatch(value) and len(value) <= 200
         else "must be a project identity ('git:<root-commit-sha>' or 'dir:<hash>')"
     ),
     "name": text(1, 200),

@@ -15,7 +15,8 @@ another project, or one deleted since).
 import json
 
 from memadmin.composites.models import Composite, CompositeMember, ReferenceSet
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import categories_of
 
 FORMAT = "memadmin.project"

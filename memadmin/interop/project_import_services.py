@@ -22,8 +22,9 @@ from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
 from memadmin.composites.models import Composite, CompositeMember, ReferenceSet
 from memadmin.core.packs import PackError, PackNotFoundError, PackSpec
-from memadmin.memories.models import Memory, Project
-from memadmin.memories.project_services import project_create
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
+from memadmin.projects.services import project_create
 from memadmin.taxonomy.models import Category
 from memadmin.taxonomy.services import (
     criteria_validate,

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, QuerySet
 
-from memadmin.memories.models import Project
+from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import current_surface_hash
 
 from .models import SyncRun, UpstreamSession, UpstreamStore

@@ -25,7 +25,7 @@ from memadmin.core.clock import now_ms
 from memadmin.core.contextdb import StoreError
 from memadmin.core.contextdb import writing as store
 from memadmin.core.contextdb.opening import open_readonly
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
 from memadmin.memories.store_gateway import (
     NOTHING,
     Receipt,
@@ -35,6 +35,7 @@ from memadmin.memories.store_gateway import (
     StoreRefused,
     StoreRowChanged,
 )
+from memadmin.projects.models import Project
 
 from .models import StoreBase, SyncConflict, UpstreamProject, UpstreamStore
 from .store_values import (

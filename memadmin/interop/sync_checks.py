@@ -1,14 +1,11 @@
 """Check the rows the store reader accepted against what a memadmin memory can hold."""
 
-import re
-
 from memadmin.core.contextdb import RowProblem, UpstreamMemory
+from memadmin.core.patterns import MD5_HEX, PROJECT_IDENTITY
 from memadmin.memories.services import CONTENT_MAX_CHARS
 
 CATEGORY_MAX = 40
 SESSION_ID_MAX = 200
-_MD5_HEX = re.compile(r"[0-9a-f]{32}")
-_IDENTITY = re.compile(r"(git|dir):\S+")
 
 
 def row_problems(memory: UpstreamMemory) -> list[RowProblem]:
@@ -19,7 +16,7 @@ def row_problems(memory: UpstreamMemory) -> list[RowProblem]:
         content
         and not content.isspace()
         and len(content) <= CONTENT_MAX_CHARS
-        and (digest is None or _MD5_HEX.fullmatch(digest))
+        and (digest is None or MD5_HEX.fullmatch(digest))
         and 0 < len(category) <= CATEGORY_MAX
         and (session is None or len(session) <= SESSION_ID_MAX)
         and (memory.seen_count or 0) >= 0
@@ -38,7 +35,7 @@ def row_problems(memory: UpstreamMemory) -> list[RowProblem]:
             "content",
             f"is {len(content)} characters long; a memory holds at most {CONTENT_MAX_CHARS}",
         )
-    if digest is not None and not _MD5_HEX.fullmatch(digest):
+    if digest is not None and not MD5_HEX.fullmatch(digest):
         problem("normalized_hash", f"{digest[:40]!r} is not an MD5 hex digest")
     if not 0 < len(category) <= CATEGORY_MAX:
         problem("category", f"{category[:60]!r} is not 1 to {CATEGORY_MAX} characters")
@@ -53,7 +50,7 @@ def row_problems(memory: UpstreamMemory) -> list[RowProblem]:
 
 def identity_problem(identity: str, row_id: int) -> RowProblem | None:
     """Return the problem with a project identity, or None when upstream could have written it."""
-    if _IDENTITY.fullmatch(identity) and len(identity) <= SESSION_ID_MAX:
+    if PROJECT_IDENTITY.fullmatch(identity) and len(identity) <= SESSION_ID_MAX:
         return None
     return RowProblem(
         "memories",

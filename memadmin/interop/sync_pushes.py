@@ -19,7 +19,8 @@ from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
 from memadmin.core.contextdb import RowProblem, StoreError
 from memadmin.core.contextdb import writing as store_writing
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 
 from .criteria_services import criteria_entries
 from .models import PendingCriteria, StoreBase, SyncConflict, UpstreamStore

@@ -6,7 +6,8 @@ from django.db import connection
 from django.db.models import Q
 
 from memadmin.core.packs import PackSpec
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import category_names
 
 from .models import UpstreamProject

@@ -32,8 +32,9 @@ from memadmin.audit.context import current_change_id
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import audit_record
 from memadmin.core.contextdb import UpstreamSession as StoreSession
-from memadmin.memories.models import Memory, Project
-from memadmin.memories.project_services import project_create
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
+from memadmin.projects.services import project_create
 from memadmin.taxonomy.services import pack_install
 
 from .models import UpstreamProject, UpstreamSession, UpstreamStore

@@ -19,7 +19,7 @@ from collections import Counter
 from memadmin.core.contextdb import RowProblem, StoreError
 from memadmin.core.contextdb.extras import MemberRow, StoreExtras, read_extras
 from memadmin.core.ledger import parse_share_categories
-from memadmin.memories.models import Project
+from memadmin.projects.models import Project
 
 from .models import (
     SessionBlock,

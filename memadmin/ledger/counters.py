@@ -3,7 +3,6 @@
 from dataclasses import dataclass
 
 from memadmin.core.tokens import (
-    COUNTER_NAMES,
     CounterUnavailable,
     HeuristicCounter,
     TokenCounter,
@@ -44,8 +43,3 @@ def choose_counter(name: str | None = None, *, fall_back: bool = True) -> Counte
             raise
         notice = HEURISTIC_NOTICE.format(why=error)
         return CounterChoice(HeuristicCounter(), notice)
-
-
-def counter_names() -> tuple[str, ...]:
-    """Return the names of the counters a preview can be asked for."""
-    return COUNTER_NAMES

@@ -15,7 +15,8 @@ from functools import cached_property
 
 from memadmin.composites.models import Composite, CompositeMember
 from memadmin.core.ledger import LedgerComposite, LedgerMemory
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 
 FETCH_CHUNK = 2000  # rows per fetch: Django's default of 100 costs more than the rows themselves
 MEMORY_FIELDS = (

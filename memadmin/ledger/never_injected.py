@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from memadmin.core.ledger import read_rows
 from memadmin.core.ledger.reader import never_injected_summary as summary_sentence
-from memadmin.memories.models import Project
+from memadmin.projects.models import Project
 
 from .selectors import ledger_inputs
 

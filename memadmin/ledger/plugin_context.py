@@ -14,7 +14,7 @@ from memadmin.core.userconfig import UserBudget, user_budget
 from memadmin.interop.models import UnreadValue, UpstreamProject
 from memadmin.interop.models import Workspace as WorkspaceRow
 from memadmin.interop.models import WorkspaceMember as MemberRow
-from memadmin.memories.models import Project
+from memadmin.projects.models import Project
 from memadmin.taxonomy.models import Category
 
 

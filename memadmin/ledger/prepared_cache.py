@@ -30,7 +30,8 @@ from memadmin.audit.models import AuditEvent
 from memadmin.composites.store_markers import Markers, store_markers
 from memadmin.core.ledger import LedgerResult, ReadStore, assemble_read
 from memadmin.core.ledger.model import Mode, TieBreak, TokenCounter
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 
 from .count_cache import PreloadedCounter, cache_label, counts_for
 from .inputs import LedgerInputs, composite_rows, inputs_from_rows, ledger_memory, memory_rows

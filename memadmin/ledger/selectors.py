@@ -21,7 +21,7 @@ from memadmin.core.ledger import (
     read_for_modes,
 )
 from memadmin.core.ledger.model import MODES, TIE_BREAKS, Mode, TieBreak
-from memadmin.memories.models import Project
+from memadmin.projects.models import Project
 
 from .counters import CounterChoice
 from .inputs import (  # noqa: F401  (the ledger's readers import them from here)

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from django.db.models import Q
 
 from memadmin.interop.models import UpstreamSession
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import current_surface_hash
 
 SESSIONS_SHOWN = 50

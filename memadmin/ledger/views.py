@@ -11,8 +11,8 @@ from memadmin.core.clock import now_ms
 from memadmin.core.diagrams import budget_bar_svg
 from memadmin.core.ledger import LedgerResult, explain
 from memadmin.core.userconfig import UserBudget
-from memadmin.htmx_request import HtmxHttpRequest
-from memadmin.memories.models import Project
+from memadmin.htmx_request import HtmxHttpRequest, wants_fragment
+from memadmin.projects.models import Project
 
 from .counters import choose_counter
 from .fidelity_views import fidelity_context
@@ -85,7 +85,7 @@ def ledger(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
     if valid:
         context.update(_preview_context(form, project, request.GET.copy()))
     template_name = "ledger/page.html"
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_fragment(request):
         template_name += "#ledger-preview"
         if valid:
             context["oob_controls"] = _controls_to_follow(request, form.cleaned_data["budget"])

@@ -3,9 +3,10 @@
 from django import forms
 
 from memadmin.number_fields import RowChoiceField, WholeNumberField
+from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import category_names
 
-from .models import Memory, Project
+from .models import Memory
 
 LIVE, ANY = "live", "any"
 STATUS_FILTERS = [

@@ -4,7 +4,7 @@ A merge follows upstream's lifecycle rule: the sources share one category; the r
 `merged_from` is the sorted union of their ids; counters are summed; it is permanent if any
 source was; the sources become archived with `superseded_by` set to the result. Composites
 ride along (Proposal 2's compression fate): every head or member that was a source now
-points at the result (`memadmin.composites.repoint_services`).
+points at the result (composites register that side in `relation_hooks`).
 
 Ids in `merged_from` are our primary keys, as everywhere in this database; the memory
 page resolves them. A synced store's upstream ids are each memory's `upstream_id`, and an
@@ -24,12 +24,11 @@ from memadmin.audit.actors import as_actor
 from memadmin.audit.context import acting
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import audit_record
-from memadmin.composites.models import Composite
-from memadmin.composites.repoint_services import composites_repoint, composites_restore
 from memadmin.core.clock import now_ms
 from memadmin.core.hashing import normalized_hash
 
 from .models import Memory
+from .relation_hooks import relations_cite, relations_repoint, relations_restore
 from .services import CONTENT_MAX_CHARS, DuplicateMemory
 from .store_gateway import StoreChange, store_write
 
@@ -209,7 +208,7 @@ def memory_merge(
                     "superseded_by": [None, result.pk],
                 },
             )
-        composites = composites_repoint(source_ids=ids, result_id=result.pk)
+        composites = relations_repoint(source_ids=ids, result_id=result.pk)
         audit_record(
             action=MERGE_ACTION,
             target=result,
@@ -283,8 +282,8 @@ def memory_merge_undo(*, result: Memory, actor, reason: str = "") -> list[Memory
         )
     now = now_ms()
     with acting(actor=actor, reason=reason):
-        composites_restore(records=record["composites"])
-        if Composite.objects.filter(head=result).exists() or result.memberships.exists():
+        relations_restore(records=record["composites"])
+        if relations_cite(result):
             raise ValidationError(
                 f"#{result.display_id} was added to composites after the merge; "
                 "remove it from them first."

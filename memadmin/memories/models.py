@@ -1,4 +1,4 @@
-"""Content blocks: projects and their memories, mirroring magic-context's `memories` table.
+"""Content blocks: the memories of each project, mirroring magic-context's `memories` table.
 
 Times are integers in milliseconds since the epoch, as upstream stores them, so that a synced
 store round-trips exactly and the ledger renders byte for byte what the plugin injects.
@@ -9,37 +9,6 @@ from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
 from memadmin.audit.models import HistoryActorFields
-
-BUDGET_MIN, BUDGET_MAX, BUDGET_DEFAULT = 500, 20000, 4000
-
-
-class Project(models.Model):
-    """One project of the store, keyed by upstream's identity string (`git:<sha>` / `dir:<hash>`)."""
-
-    identity = models.CharField(max_length=200, unique=True)
-    name = models.CharField(max_length=200)
-    injection_budget = models.PositiveIntegerField(default=BUDGET_DEFAULT)
-    pack = models.ForeignKey(
-        "taxonomy.Pack", null=True, blank=True, on_delete=models.PROTECT, related_name="projects"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    history = HistoricalRecords(bases=[HistoryActorFields])
-
-    class Meta:
-        ordering = ["name"]
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(injection_budget__gte=BUDGET_MIN, injection_budget__lte=BUDGET_MAX),
-                name="project_budget_in_range",
-                violation_error_message=(
-                    f"The injection budget must be between {BUDGET_MIN} and {BUDGET_MAX} tokens."
-                ),
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return self.name
 
 
 class Memory(models.Model):
@@ -67,7 +36,9 @@ class Memory(models.Model):
         STALE = "stale"
         FLAGGED = "flagged"
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memories")
+    project = models.ForeignKey(
+        "projects.Project", on_delete=models.CASCADE, related_name="memories"
+    )
     upstream_id = models.BigIntegerField(null=True, blank=True)
     category = models.CharField(max_length=40)
     content = models.TextField()

@@ -3,9 +3,10 @@
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from memadmin.core.clock import now_ms
+from memadmin.projects.models import Project
 from memadmin.taxonomy.models import Category
 
-from .models import Memory, Project
+from .models import Memory
 from .search import memory_search
 
 MAX_ID = 2**63 - 1  # the largest id a BigIntegerField holds

@@ -1,6 +1,6 @@
 """Write memories. Each service validates, writes, and records its audit event in one transaction.
 
-Projects are written in project_services; archiving and superseding in archive_services.
+Projects are written in projects.services; archiving and superseding in archive_services.
 """
 
 from django.core.exceptions import ValidationError
@@ -10,10 +10,11 @@ from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
 from memadmin.core.clock import now_ms
 from memadmin.core.hashing import normalized_hash
+from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import category_names
 
 from .archive_services import forget_archive_reason, mark_archived
-from .models import Memory, Project
+from .models import Memory
 from .store_gateway import StoreChange, store_write
 
 EDITABLE_FIELDS = ("content", "category", "importance", "scope", "shareable", "status")

@@ -16,7 +16,9 @@ from typing import Protocol
 
 from django.core.exceptions import ValidationError
 
-from .models import Memory, Project
+from memadmin.projects.models import Project
+
+from .models import Memory
 
 
 class StoreRefused(ValidationError):

@@ -12,12 +12,13 @@ from memadmin.accounts.roles import has_role, role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
 from memadmin.core.numbers import parse_id
-from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
+from memadmin.projects.models import Project
 
 from . import selectors
 from .bulk_forms import BulkForm, category_choices
 from .forms import MemoryFilterForm, MemoryForm
-from .models import Memory, Project
+from .models import Memory
 from .search import uses_index
 from .services import DuplicateMemory, StaleEdit, memory_update
 from .services import memory_create as create_memory
@@ -42,9 +43,7 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
         memories, exclude=() if can_edit else ("select",), order_by=() if ranked else None
     )
     RequestConfig(request, paginate={"per_page": PAGE_SIZE}).configure(table)
-    template_name = "memories/list.html"
-    if request.htmx and not request.htmx.history_restore_request:
-        template_name += "#table-section"
+    template_name = partial_or_page(request, "memories/list.html", "table-section")
     context = {"form": form, "table": table, "category_names": selectors.category_names_known()}
     if can_edit:
         # A move offers only categories every row of the list could take.

@@ -14,8 +14,9 @@ from memadmin.core.ledger.reader import never_injected_summary as never_injected
 from memadmin.headermap.stale_selectors import stale_header_ids
 from memadmin.ledger.counters import choose_counter
 from memadmin.ledger.selectors import ledger_preview
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
 from memadmin.memories.selectors import LIVE_STATUSES, unknown_category_counts
+from memadmin.projects.models import Project
 
 DAY_MS = 86_400_000
 EXPIRING_DAYS = 7

@@ -5,7 +5,6 @@ from urllib.parse import urlencode
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import has_role
@@ -39,4 +38,4 @@ def _chart(overview: ProjectOverview) -> str:
     ]
     summary = f"Live memories of {overview.project.name} by category"
     # The SVG is built from escaped parts (memadmin.core.diagrams): trust is decided there.
-    return mark_safe(counts_svg(bars, summary=summary))
+    return counts_svg(bars, summary=summary)

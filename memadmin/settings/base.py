@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "axes",
     "memadmin.accounts",
     "memadmin.audit",
+    "memadmin.projects",
     "memadmin.taxonomy",
     "memadmin.memories",
     "memadmin.composites",
@@ -42,6 +43,7 @@ INSTALLED_APPS = [
     "memadmin.curation",
     "memadmin.history",
     "memadmin.overview",
+    "memadmin.devtools",
 ]
 
 MIDDLEWARE = [

@@ -6,7 +6,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts.roles import has_role, role_required
-from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 
 from .facts_services import facts_write
 from .forms import FactsCheckForm
@@ -36,8 +36,6 @@ def facts_checker(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
             if not has_role(request.user, "editor"):
                 raise PermissionDenied("Writing memories needs the editor role.")
             context["written"] = facts_write(project=project, report=report, actor=request.user)
-    template_name = "taxonomy/facts.html"
-    if request.htmx and not request.htmx.history_restore_request:
-        template_name += "#report-section"
+    template_name = partial_or_page(request, "taxonomy/facts.html", "report-section")
     status = 400 if form.errors else 200
     return render(request, template_name, context, status=status)

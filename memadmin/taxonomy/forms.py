@@ -11,8 +11,8 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from memadmin.core.numbers import INTEGER_MAX
-from memadmin.memories.models import Project
 from memadmin.number_fields import RowChoiceField, WholeNumberField
+from memadmin.projects.models import Project
 
 from .criteria_fields import FIELDS, HELP, LABELS, LIMITS, LIST_FIELDS, MAX_ITEMS, field_value
 

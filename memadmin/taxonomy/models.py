@@ -38,7 +38,7 @@ class Category(models.Model):
     """A category of one project, owned by the project's pack: its rank and its criteria."""
 
     project = models.ForeignKey(
-        "memories.Project", on_delete=models.CASCADE, related_name="categories"
+        "projects.Project", on_delete=models.CASCADE, related_name="categories"
     )
     name = models.CharField(max_length=40)
     priority = models.PositiveIntegerField()
@@ -90,7 +90,7 @@ class SurfaceHashRecord(models.Model):
     """
 
     project = models.ForeignKey(
-        "memories.Project", on_delete=models.CASCADE, related_name="surface_hashes"
+        "projects.Project", on_delete=models.CASCADE, related_name="surface_hashes"
     )
     value = models.CharField(max_length=64)
     previous_value = models.CharField(max_length=64, blank=True, default="")

@@ -16,8 +16,9 @@ from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
 from memadmin.core.clock import now_ms
 from memadmin.core.packs import PackSpec, criteria_to_dict
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
 from memadmin.memories.store_gateway import StoreChange, store_write
+from memadmin.projects.models import Project
 
 from .models import Category
 from .selectors import categories_with_counts

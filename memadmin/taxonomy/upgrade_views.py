@@ -20,8 +20,8 @@ from django.views.decorators.http import require_GET, require_POST
 from memadmin.accounts.roles import role_required
 from memadmin.core.packs import PackError, PackNotFoundError, PackSpec, load_pack
 from memadmin.htmx_request import HtmxHttpRequest
-from memadmin.memories.models import Project
 from memadmin.memories.store_gateway import StoreRefused
+from memadmin.projects.models import Project
 
 from .criteria_fields import LABELS, field_text
 from .editor import MovedField

@@ -14,8 +14,8 @@ from memadmin.accounts.roles import has_role, role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
 from memadmin.core.numbers import INTEGER_MAX, parse_whole
-from memadmin.htmx_request import HtmxHttpRequest
-from memadmin.memories.models import Project
+from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
+from memadmin.projects.models import Project
 
 from .criteria_fields import FIELDS
 from .editor import conflict_fields, editor_context, field_views
@@ -66,9 +66,7 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
             "surface": surface_state(project),
             "surface_records": list(surface_history(project)[:5]),
         }
-    template_name = "taxonomy/index.html"
-    if request.htmx and not request.htmx.history_restore_request:
-        template_name += "#overview-section"
+    template_name = partial_or_page(request, "taxonomy/index.html", "overview-section")
     return render(request, template_name, context)
 
 

@@ -141,10 +141,10 @@ def test_project_budget_goes_through_its_service(client_as, project):
     """A budget outside 500..20000 is refused; a good one is audited."""
     client = client_as("admin")
     refused = change_form(
-        client, f"/admin/memories/project/{project.pk}/change/", {"injection_budget": 50}
+        client, f"/admin/projects/project/{project.pk}/change/", {"injection_budget": 50}
     )
     assert b"The budget must be between" in refused.content
-    change_form(client, f"/admin/memories/project/{project.pk}/change/", {"injection_budget": 6000})
+    change_form(client, f"/admin/projects/project/{project.pk}/change/", {"injection_budget": 6000})
     event = AuditEvent.objects.get(action="budget_changed")
     assert (event.actor_label, event.changes) == ("admin", {"injection_budget": [4000, 6000]})
 

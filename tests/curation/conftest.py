@@ -9,7 +9,8 @@ import pytest
 
 from memadmin.curation.corpus import PlantedCorpus, planted_corpus
 from memadmin.interop.sync_services import context_db_sync
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 from tests.upstream_store import PROJECT, build_store, make_row
 
 CATEGORIES = ("PROJECT_RULES", "ARCHITECTURE", "CONSTRAINTS", "CONFIG_VALUES", "NAMING")

@@ -13,8 +13,8 @@ from memadmin.core.hashing import normalized_hash
 from memadmin.curation.analysis import analysis_refresh
 from memadmin.curation.health import health_report
 from memadmin.memories.models import Memory
-from memadmin.memories.project_services import project_set_budget
 from memadmin.memories.services import memory_create, memory_update
+from memadmin.projects.services import project_set_budget
 
 DAY_MS = 86_400_000
 

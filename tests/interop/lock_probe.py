@@ -27,8 +27,8 @@ def main() -> None:
 
     from memadmin.accounts.services import person_create
     from memadmin.memories.models import Memory
-    from memadmin.memories.project_services import project_create
     from memadmin.memories.services import memory_create
+    from memadmin.projects.services import project_create
     from memadmin.taxonomy.services import pack_install, pack_load
 
     command = sys.argv[1]

@@ -14,7 +14,7 @@ from memadmin.interop.criteria_services import (
     criteria_key,
     surface_key,
 )
-from memadmin.memories.project_services import project_create
+from memadmin.projects.services import project_create
 from memadmin.taxonomy.selectors import category_by_name, current_surface_hash
 from memadmin.taxonomy.services import criteria_override_save
 from tests.interop.conftest import sha256

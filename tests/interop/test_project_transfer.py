@@ -13,8 +13,9 @@ from memadmin.interop.project_export import project_export, project_export_data
 from memadmin.interop.project_import_services import ImportRefused, project_import
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.merge_services import memory_merge
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
+from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
 from tests.interop.conftest import PROJECT, rows_for

@@ -7,8 +7,9 @@ import pytest
 from memadmin.audit.models import AuditEvent
 from memadmin.interop.models import SyncRun
 from memadmin.interop.sync_services import SyncRefused, context_db_sync
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
+from memadmin.projects.models import Project
 from tests.interop.conftest import PROJECT, rows_for
 from tests.upstream_store import (
     make_row,

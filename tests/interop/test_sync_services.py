@@ -7,8 +7,9 @@ import pytest
 from memadmin.audit.models import AuditEvent
 from memadmin.interop.models import SyncRun, UpstreamProject, UpstreamSession, UpstreamStore
 from memadmin.interop.sync_services import SyncRefused, context_db_sync
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
+from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import category_names
 from tests.interop.conftest import OTHER_PROJECT, PROJECT, rows_for, sha256, side_file
 from tests.upstream_store import BASE_TIME_MS, STORE_UUID, make_row, make_session

@@ -7,9 +7,10 @@ from memadmin.core.hashing import normalized_hash
 from memadmin.interop.conflict_services import conflict_resolve
 from memadmin.interop.models import StoreBase, SyncConflict
 from memadmin.interop.sync_services import context_db_sync
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.memories.store_gateway import StoreRowChanged
+from memadmin.projects.models import Project
 from tests.interop.conftest import PROJECT
 from tests.interop.test_store_writes import log_rows, store_exec, store_row, synced
 from tests.upstream_store import make_row

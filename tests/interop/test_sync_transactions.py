@@ -15,8 +15,9 @@ from memadmin.interop import sync_writes
 from memadmin.interop.models import SyncRun, UpstreamStore
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.interop.sync_writes import SyncWriter
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
+from memadmin.projects.models import Project
 from tests.interop.conftest import PROJECT, rows_for
 from tests.upstream_store import make_row
 

@@ -6,7 +6,8 @@ from django.urls import reverse
 
 from memadmin.interop.models import SyncRun, UpstreamStore
 from memadmin.interop.sync_services import context_db_sync
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import current_surface_hash
 from tests.interop.conftest import PROJECT, sha256
 from tests.upstream_store import make_row, make_session

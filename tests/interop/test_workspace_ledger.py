@@ -14,7 +14,7 @@ from django.core.management import call_command
 
 from memadmin.interop.models import SyncRun, Workspace, WorkspaceMember
 from memadmin.interop.sync_services import context_db_sync
-from memadmin.memories.models import Project
+from memadmin.projects.models import Project
 from tests import reference_plugin
 
 from .workspace_store import API, MEMBERS, NOW, OPS, WEB, build_team_store, make_row

@@ -14,8 +14,9 @@ from memadmin.interop.sync_services import context_db_sync
 from memadmin.ledger.counters import CounterChoice
 from memadmin.ledger.prepared_cache import prepared_for
 from memadmin.ledger.selectors import ledger_inputs, ledger_preview
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
+from memadmin.projects.models import Project
 from tests.upstream_store import build_store, make_row
 
 from .conftest import NOW

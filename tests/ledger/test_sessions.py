@@ -4,7 +4,7 @@ import pytest
 
 from memadmin.interop.models import SessionBlock
 from memadmin.interop.sync_services import context_db_sync
-from memadmin.memories.models import Project
+from memadmin.projects.models import Project
 from tests.interop.workspace_store import API, build_team_store, make_row, make_session
 from tests.upstream_store import BASE_TIME_MS
 

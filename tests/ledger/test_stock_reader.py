@@ -15,12 +15,13 @@ from django.core.management import call_command
 from memadmin.core.clock import now_ms
 from memadmin.core.ledger.reader import CATEGORY_PRIORITY
 from memadmin.core.tokens import HeuristicCounter
+from memadmin.devtools.demo.builder import OPS_IDENTITY, demo_build
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.ledger.counters import CounterChoice
 from memadmin.ledger.never_injected import never_injected_summary
 from memadmin.ledger.selectors import ledger_preview
-from memadmin.memories.demo.builder import OPS_IDENTITY, demo_build
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 from tests import reference_plugin
 from tests.upstream_store import BASE_TIME_MS, PROJECT, build_store, make_row
 

@@ -6,7 +6,7 @@ from django.db.models import Count
 
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
-from memadmin.memories.demo.builder import OPS_IDENTITY, PLUGIN_IDENTITY
+from memadmin.devtools.demo.builder import OPS_IDENTITY, PLUGIN_IDENTITY
 from memadmin.memories.models import Memory
 
 pytestmark = pytest.mark.django_db
@@ -46,7 +46,7 @@ def test_demo_is_seeded():
     texts = list(Memory.objects.order_by("pk").values_list("category", "content"))
     counts = dict(Memory.objects.values_list("category").annotate(n=Count("id")))
     Memory.objects.all().delete()
-    from memadmin.memories.models import Project
+    from memadmin.projects.models import Project
 
     Project.objects.all().delete()
     call_command("demo", "--no-people")

@@ -12,13 +12,13 @@ from memadmin.memories.archive_services import memory_archive, memory_supersede
 from memadmin.memories.bulk_services import StalePlan, bulk_apply, bulk_plan
 from memadmin.memories.merge_services import memory_merge, memory_merge_undo
 from memadmin.memories.models import Memory
-from memadmin.memories.project_services import project_create, project_set_budget
 from memadmin.memories.services import (
     CONTENT_MAX_CHARS,
     memory_create,
     memory_update,
     memory_write_or_bump,
 )
+from memadmin.projects.services import project_create, project_set_budget
 
 pytestmark = pytest.mark.django_db
 

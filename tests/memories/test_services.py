@@ -8,8 +8,8 @@ from memadmin.audit.models import AuditEvent
 from memadmin.core.hashing import normalized_hash
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.models import Memory
-from memadmin.memories.project_services import project_create, project_set_budget
 from memadmin.memories.services import DuplicateMemory, StaleEdit, memory_create, memory_update
+from memadmin.projects.services import project_create, project_set_budget
 
 pytestmark = pytest.mark.django_db
 
@@ -111,7 +111,7 @@ def test_budget_out_of_range_is_refused(project):
 
 def test_database_refuses_budget_and_importance_out_of_range(project):
     """The database's own check constraints refuse what the services refuse."""
-    from memadmin.memories.models import Project
+    from memadmin.projects.models import Project
 
     with pytest.raises(IntegrityError), transaction.atomic():
         Project.objects.filter(pk=project.pk).update(injection_budget=100)

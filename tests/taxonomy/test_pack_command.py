@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from memadmin.memories.project_services import project_create
+from memadmin.projects.services import project_create
 from memadmin.taxonomy.models import Category, Pack
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from memadmin.core.prompts import CURATE, HISTORIAN, TOOL_DESCRIPTION
-from memadmin.memories.project_services import project_create
+from memadmin.projects.services import project_create
 from memadmin.taxonomy.selectors import category_by_name, current_surface_hash, prompt_texts
 from memadmin.taxonomy.services import criteria_override_save
 

@@ -5,7 +5,7 @@ from django.core.exceptions import ValidationError
 
 from memadmin.audit.models import AuditEvent
 from memadmin.core.facts import parse_facts
-from memadmin.memories.project_services import project_create
+from memadmin.projects.services import project_create
 from memadmin.taxonomy.facts_services import facts_write
 from memadmin.taxonomy.models import Category, SurfaceHashRecord
 from memadmin.taxonomy.selectors import category_by_name

@@ -10,7 +10,7 @@ tooltip.
 import math
 from typing import Literal
 
-from memadmin.core.diagrams.markup import escape, number, safe_href, tag
+from memadmin.core.diagrams.markup import Svg, escape, number, safe_href, tag
 from memadmin.core.diagrams.scene import (
     BOX_HEIGHT,
     BOX_WIDTH,
@@ -80,7 +80,7 @@ def render(scene: Scene, *, size: Size, classes: str, summary: str) -> str:
     )
 
 
-def svg_document(parts: list[str], *, width: float, height: float, classes: str, label: str) -> str:
+def svg_document(parts: list[str], *, width: float, height: float, classes: str, label: str) -> Svg:
     """Return the root <svg> element around the parts: sized, classed and labelled."""
     attributes = {
         "xmlns": "http://www.w3.org/2000/svg",
@@ -92,7 +92,7 @@ def svg_document(parts: list[str], *, width: float, height: float, classes: str,
         "aria-label": label,
         "font-family": FONT,
     }
-    return tag("svg", attributes, *parts)
+    return Svg(tag("svg", attributes, *parts))
 
 
 def _box(canvas: _Canvas, box: Box) -> str:

@@ -16,7 +16,7 @@ SERVICES = (
     "memadmin/memories/archive_services.py",
     "memadmin/memories/bulk_services.py",
     "memadmin/memories/merge_services.py",
-    "memadmin/memories/project_services.py",
+    "memadmin/projects/services.py",
     "memadmin/composites/services.py",
     "memadmin/composites/member_services.py",
     "memadmin/composites/reference_services.py",

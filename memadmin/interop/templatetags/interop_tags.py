@@ -10,7 +10,8 @@ from django import template
 from django.urls import reverse
 
 from memadmin.core.worddiff import word_diff
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 
 from ..models import PendingCriteria, StoreBase, SyncConflict
 from ..store_writes import GATEWAY, PENDING, project_store, store_mode

@@ -16,8 +16,9 @@ from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite, CompositeMember
 from memadmin.core.clock import now_ms
 from memadmin.core.hashing import normalized_hash
-from memadmin.memories.models import Memory, Project
-from memadmin.memories.project_services import project_create
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
+from memadmin.projects.services import project_create
 from memadmin.taxonomy.services import pack_install, pack_load
 
 PACK = "magic-context"

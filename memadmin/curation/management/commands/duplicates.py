@@ -15,7 +15,7 @@ from memadmin.curation.analysis import (
 from memadmin.curation.models import Analysis
 from memadmin.curation.selectors import Thresholds, clusters_json, duplicate_clusters
 from memadmin.curation.tasks import embeddings_refresh
-from memadmin.memories.models import Project
+from memadmin.projects.models import Project
 
 
 def project_named(identity: str) -> Project:

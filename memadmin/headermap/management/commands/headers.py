@@ -10,7 +10,7 @@ from memadmin.composites.selectors import memories_by_display_ids
 from memadmin.headermap.stale_membership import MembershipChange
 from memadmin.headermap.stale_selectors import StaleHeader, stale_headers
 from memadmin.headermap.stale_services import header_mark_synced
-from memadmin.memories.models import Project
+from memadmin.projects.models import Project
 
 
 def _project(identity: str | None) -> Project | None:

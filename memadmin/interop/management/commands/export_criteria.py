@@ -4,8 +4,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from memadmin.interop.criteria_services import criteria_export, default_backup_dir
-from memadmin.memories.models import Project
 from memadmin.memories.selectors import project_by_identity
+from memadmin.projects.models import Project
 
 
 class Command(BaseCommand):

@@ -12,7 +12,7 @@ from memadmin.core.tokens import COUNTER_NAMES, CounterUnavailable, UnknownCount
 from memadmin.ledger.counters import choose_counter
 from memadmin.ledger.plugin_context import ledger_budget
 from memadmin.ledger.selectors import ledger_preview
-from memadmin.memories.models import Project
+from memadmin.projects.models import Project
 
 
 class Command(BaseCommand):

@@ -12,7 +12,8 @@ from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler
 from django.core.wsgi import get_wsgi_application
 from django.urls import reverse
 
-from memadmin.memories.models import Memory, Project
+from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 
 SIZES = ((390, 844), (1400, 900))  # a phone, a desktop
 THEMES = ("light", "dark")

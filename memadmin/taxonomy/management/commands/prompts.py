@@ -7,7 +7,7 @@ pages show them.
 from django.core.management.base import BaseCommand, CommandError
 
 from memadmin.core.prompts import CURATE, HISTORIAN, TOOL_DESCRIPTION
-from memadmin.memories.models import Project
+from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import current_surface_hash, prompt_texts
 
 SITE_CHOICES = {"historian": HISTORIAN, "curate": CURATE, "tool": TOOL_DESCRIPTION}

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand
 
 from memadmin.accounts.roles import ROLES
 from memadmin.accounts.services import person_create
-from memadmin.memories.demo.builder import demo_build
+from memadmin.devtools.demo.builder import demo_build
 
 DEMO_PASSWORD = "memadmin-demo"
 

@@ -15,9 +15,10 @@ from memadmin.composites.services import composite_create, composite_cursor_set
 from memadmin.core.clock import now_ms
 from memadmin.memories.archive_services import memory_archive, memory_supersede
 from memadmin.memories.merge_services import memory_merge
-from memadmin.memories.models import Memory, Project
-from memadmin.memories.project_services import project_create
+from memadmin.memories.models import Memory
 from memadmin.memories.services import DuplicateMemory, memory_create, memory_update
+from memadmin.projects.models import Project
+from memadmin.projects.services import project_create
 from memadmin.taxonomy.services import pack_install, pack_load
 
 from . import corpus

@@ -5,8 +5,10 @@ from django.db import transaction
 
 from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
+from memadmin.core.ledger import BUDGET_MAX, BUDGET_MIN
+from memadmin.core.patterns import PROJECT_IDENTITY
 
-from .models import BUDGET_MAX, BUDGET_MIN, Project
+from .models import Project
 
 
 def validate_budget(budget: int) -> None:
@@ -19,8 +21,7 @@ def validate_budget(budget: int) -> None:
 
 def validate_identity(identity: str) -> None:
     """Refuse a project identity that is not upstream's `git:<sha>` or `dir:<hash>` form."""
-    prefix, _, rest = identity.partition(":")
-    if prefix not in ("git", "dir") or not rest or any(c.isspace() for c in rest):
+    if not PROJECT_IDENTITY.fullmatch(identity):
         raise ValidationError(
             {"identity": "A project identity is 'git:<root-commit-sha>' or 'dir:<hash>'."}
         )

@@ -1,0 +1,41 @@
+"""A project of the store: what every memory, category, composite and sync belongs to.
+
+Its table is still `memories_project` (the model moved here from `memories` with its data).
+"""
+
+from django.db import models
+from django.db.models import Q
+from simple_history.models import HistoricalRecords
+
+from memadmin.audit.models import HistoryActorFields
+from memadmin.core.ledger import BUDGET_DEFAULT, BUDGET_MAX, BUDGET_MIN
+
+
+class Project(models.Model):
+    """One project of the store, keyed by upstream's identity string (`git:<sha>` / `dir:<hash>`)."""
+
+    identity = models.CharField(max_length=200, unique=True)
+    name = models.CharField(max_length=200)
+    injection_budget = models.PositiveIntegerField(default=BUDGET_DEFAULT)
+    pack = models.ForeignKey(
+        "taxonomy.Pack", null=True, blank=True, on_delete=models.PROTECT, related_name="projects"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    history = HistoricalRecords(bases=[HistoryActorFields], table_name="memories_historicalproject")
+
+    class Meta:
+        db_table = "memories_project"
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(injection_budget__gte=BUDGET_MIN, injection_budget__lte=BUDGET_MAX),
+                name="project_budget_in_range",
+                violation_error_message=(
+                    f"The injection budget must be between {BUDGET_MIN} and {BUDGET_MAX} tokens."
+                ),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
