@@ -13,17 +13,28 @@ A change form carries the version of the object it showed (`version_of`, hidden 
 was opened), or that sends none, is refused with nothing written: the form comes back with
 what the person typed, the values now stored beside it, and the version now stored, so
 saving again is a deliberate choice. The row stays locked from that check to the save.
+
+Deleting is guarded the same way. The delete confirmation carries the version of the object
+it listed, and the bulk "delete selected" confirmation one digest of the versions of every
+row it listed (`versions_of`). A confirmation over an object saved since, a row gone or
+changed since, or one without its version, deletes nothing: the confirmation comes back
+(409) with the objects as they are now and a message saying why.
 """
 
 import hashlib
 import json
+from dataclasses import replace
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.options import IncorrectLookupParameters
+from django.contrib.admin.actions import delete_selected
+from django.contrib.admin.options import TO_FIELD_VAR, ActionLocation, IncorrectLookupParameters
+from django.contrib.admin.utils import unquote
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
+from django.http import QueryDict
+from django.template.response import TemplateResponse
 
 from memadmin.core.numbers import BIGINT_MIN, parse_whole
 from memadmin.number_fields import RowChoiceField, WholeNumberField
@@ -113,8 +124,17 @@ class ServiceAdmin(RangeCheckedAdmin):
         models.ForeignKey: {"form_class": RowChoiceField},
     }
 
+    # Django's confirmations, with the version of what they list as a hidden field.
+    delete_confirmation_template = "admin/checked_delete_confirmation.html"
+    delete_selected_confirmation_template = "admin/checked_delete_selected_confirmation.html"
+
     def get_changelist(self, request, **kwargs):
         return CheckedChangeList
+
+    def versions_of(self, objects) -> str:
+        """Return one digest of the versions of `objects`, for a bulk confirmation to carry."""
+        values = sorted([str(obj.pk), self.version_of(obj)] for obj in objects)
+        return hashlib.sha256(json.dumps(values).encode()).hexdigest()[:32]
 
     def version_of(self, obj) -> str:
         """Return a digest of the stored object that any save of it moves: every column."""
@@ -218,9 +238,82 @@ class ServiceAdmin(RangeCheckedAdmin):
     def delete_model(self, request, obj) -> None:
         self.service_delete(request, obj)
 
+    def _delete_view(self, request, object_id, extra_context):
+        """Delete only what the confirmation showed: refuse an object saved since, or no version.
+
+        Django runs this in a transaction; the row stays locked from the check to the delete.
+        A refusal shows the confirmation again, over the object as it is now.
+        """
+        to_field = request.POST.get(TO_FIELD_VAR, request.GET.get(TO_FIELD_VAR))
+        obj = self.get_object(request, unquote(object_id), to_field)
+        refused = False
+        if obj is not None and self.has_delete_permission(request, obj):
+            stored = type(obj)._default_manager.select_for_update().get(pk=obj.pk)
+            current = self.version_of(stored)
+            if request.POST and request.POST.get(VERSION_FIELD) != current:
+                label = obj._meta.verbose_name
+                why = (
+                    f"This {label} was saved by someone else since this confirmation was shown"
+                    if request.POST.get(VERSION_FIELD)
+                    else f"This confirmation did not say which version of the {label} it deletes"
+                )
+                self.message_user(
+                    request,
+                    f"{why}: nothing was deleted. Check it as it is now and confirm again.",
+                    messages.ERROR,
+                )
+                request.POST = QueryDict()  # the confirmation again, as on opening it
+                refused = True
+            extra_context = {**(extra_context or {}), VERSION_FIELD: current}
+        response = super()._delete_view(request, object_id, extra_context)
+        if refused:
+            response.status_code = 409
+        return response
+
+    def get_actions(self, request, action_location=ActionLocation.CHANGE_LIST):
+        actions = super().get_actions(request, action_location=action_location)
+        if "delete_selected" in actions:
+            checked = replace(actions["delete_selected"], func=_checked_delete_selected)
+            actions["delete_selected"] = checked
+        return actions
+
     def delete_queryset(self, request, queryset) -> None:
         for obj in queryset:
             try:
                 self.service_delete(request, obj)
             except ValidationError as refused:
                 messages.error(request, f"{obj}: {' '.join(refused.messages)}")
+
+
+def _checked_delete_selected(modeladmin: ServiceAdmin, request, queryset):
+    """Run Django's "delete selected", refused if a row listed changed or went since.
+
+    The rows stay locked from the check to the delete. A refusal (or a confirmation without
+    the digest) shows the confirmation again, over the rows as they are now.
+    """
+    with transaction.atomic():
+        locked = modeladmin.model._default_manager.select_for_update()
+        rows = list(locked.filter(pk__in=queryset.values("pk")).order_by("pk"))
+        current = modeladmin.versions_of(rows)
+        refused = bool(request.POST.get("post")) and request.POST.get(VERSION_FIELD) != current
+        if refused:
+            plural = modeladmin.model._meta.verbose_name_plural
+            why = (
+                f"Some of these {plural} were changed or deleted by someone else since this "
+                "confirmation was shown"
+                if request.POST.get(VERSION_FIELD)
+                else f"This confirmation did not say which versions of the {plural} it deletes"
+            )
+            modeladmin.message_user(
+                request,
+                f"{why}: nothing was deleted. Check them as they are now and confirm again.",
+                messages.ERROR,
+            )
+            request.POST = request.POST.copy()
+            del request.POST["post"]  # the confirmation again, as on opening it
+        response = delete_selected(modeladmin, request, queryset)
+    if isinstance(response, TemplateResponse):
+        response.context_data[VERSION_FIELD] = current
+        if refused:
+            response.status_code = 409
+    return response

@@ -3,6 +3,11 @@
 Each action is a plain POST form. Without JavaScript it redirects back to the composite's
 page with a message; with htmx it answers with the page's composite section, so the picture,
 the member list and the cursor change together.
+
+Each form carries the fingerprint of the composite its page showed (`versions`). A change
+over another version, or without one, is refused with nothing written: the composite comes
+back as it is now, with what the person typed still in the form (409 without JavaScript; the
+section, with the refusal shown, with htmx, which swaps only a success).
 """
 
 from collections.abc import Callable
@@ -18,9 +23,17 @@ from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
 
 from . import selectors
-from .forms import CursorForm, MemberAddForm, MemberMoveForm, TitleForm, TypeForm
+from .forms import (
+    CursorForm,
+    MemberAddForm,
+    MemberMoveForm,
+    MemberRemoveForm,
+    TitleForm,
+    TypeForm,
+)
 from .models import Composite
 from .services import (
+    CompositeChanged,
     composite_cursor_advance,
     composite_cursor_back,
     composite_cursor_set,
@@ -40,27 +53,48 @@ def _messages_of(error: ValidationError) -> list[str]:
 
 
 def _respond(
-    request: HtmxHttpRequest, pk: int, action: Callable[[Composite], str | None]
+    request: HtmxHttpRequest,
+    pk: int,
+    action: Callable[[Composite], str | None],
+    *,
+    typed: str = "",
 ) -> HttpResponse:
     """Run `action` on the composite and answer with the page or its section.
 
     `action` returns a success message (or None); a ValidationError it raises is shown.
+    `typed` names the page's form the request posted ("add_form", "title_form"): after a
+    refusal it comes back with what was typed in it.
     """
     composite = get_object_or_404(Composite, pk=pk)
     errors: list[str] = []
     done = None
+    stale = False
     try:
         done = action(composite)
+    except CompositeChanged as changed:
+        errors, stale = _messages_of(changed), True
     except ValidationError as error:
         errors = _messages_of(error)
-    if request.htmx:
-        context = composite_context(load_composite(pk), errors=errors, done=done)
-        return render(request, "composites/detail.html#composite-section", context)
+    if request.htmx or stale:
+        composite = load_composite(pk)
+        kept = {typed: _TYPED[typed](request.POST, composite)} if typed and errors else {}
+        context = composite_context(composite, errors=errors, done=done, **kept)
+        if request.htmx:
+            return render(request, "composites/detail.html#composite-section", context)
+        return render(request, "composites/detail.html", context, status=409)
     for message in errors:
         messages.error(request, message)
     if done:
         messages.success(request, done)
     return redirect("composites:detail", pk=pk)
+
+
+# The page's forms that hold something typed or chosen, bound again to what was posted.
+_TYPED = {
+    "add_form": lambda data, composite: MemberAddForm(data, project=composite.project),
+    "type_form": lambda data, composite: TypeForm(data),
+    "title_form": lambda data, composite: TitleForm(data),
+}
 
 
 def _form_errors(form) -> ValidationError:
@@ -83,10 +117,11 @@ def member_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             members=members,
             position=None if position is None else position - 1,
             actor=request.user,
+            expected_fingerprint=form.cleaned_data["fingerprint"],
         )
         return f"Added {len(members)} member{'s' if len(members) != 1 else ''}."
 
-    return _respond(request, pk, add)
+    return _respond(request, pk, add, typed="add_form")
 
 
 @require_POST
@@ -95,8 +130,16 @@ def member_remove(request: HtmxHttpRequest, pk: int, member_pk: int) -> HttpResp
     """Remove one member; the memory itself stays."""
 
     def remove(composite: Composite) -> str:
+        form = MemberRemoveForm(request.POST)
+        if not form.is_valid():
+            raise _form_errors(form)
         member = get_object_or_404(Memory, pk=member_pk)
-        composite_member_remove(composite=composite, member=member, actor=request.user)
+        composite_member_remove(
+            composite=composite,
+            member=member,
+            actor=request.user,
+            expected_fingerprint=form.cleaned_data["fingerprint"],
+        )
         return f"Removed #{member.display_id}."
 
     return _respond(request, pk, remove)
@@ -117,6 +160,7 @@ def member_move(request: HtmxHttpRequest, pk: int, member_pk: int) -> HttpRespon
             member=member,
             position=form.cleaned_data["position"] - 1,
             actor=request.user,
+            expected_fingerprint=form.cleaned_data["fingerprint"],
         )
 
     return _respond(request, pk, move)
@@ -131,10 +175,15 @@ def type_change(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         form = TypeForm(request.POST)
         if not form.is_valid():
             raise _form_errors(form)
-        composite_set_type(composite=composite, type=form.cleaned_data["type"], actor=request.user)
+        composite_set_type(
+            composite=composite,
+            type=form.cleaned_data["type"],
+            actor=request.user,
+            expected_fingerprint=form.cleaned_data["fingerprint"],
+        )
         return f"The composite is now a {form.cleaned_data['type']}."
 
-    return _respond(request, pk, change)
+    return _respond(request, pk, change, typed="type_form")
 
 
 @require_POST
@@ -147,11 +196,14 @@ def title_change(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         if not form.is_valid():
             raise _form_errors(form)
         composite_set_title(
-            composite=composite, title=form.cleaned_data["title"], actor=request.user
+            composite=composite,
+            title=form.cleaned_data["title"],
+            actor=request.user,
+            expected_fingerprint=form.cleaned_data["fingerprint"],
         )
         return "Title saved."
 
-    return _respond(request, pk, rename)
+    return _respond(request, pk, rename, typed="title_form")
 
 
 @require_POST
@@ -164,14 +216,24 @@ def cursor_move(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         if not form.is_valid():
             raise _form_errors(form)
         action = form.cleaned_data["action"]
+        seen = form.cleaned_data["fingerprint"]
         if action == "advance":
-            composite_cursor_advance(composite=composite, actor=request.user)
+            composite_cursor_advance(
+                composite=composite, actor=request.user, expected_fingerprint=seen
+            )
         elif action == "back":
-            composite_cursor_back(composite=composite, actor=request.user)
+            composite_cursor_back(
+                composite=composite, actor=request.user, expected_fingerprint=seen
+            )
         else:
             position = form.cleaned_data["position"]
             if position is None:
                 raise ValidationError("Choose the step to put the cursor on.")
-            composite_cursor_set(composite=composite, position=position - 1, actor=request.user)
+            composite_cursor_set(
+                composite=composite,
+                position=position - 1,
+                actor=request.user,
+                expected_fingerprint=seen,
+            )
 
     return _respond(request, pk, move)

@@ -96,7 +96,17 @@ class CompositeCreateForm(MembersPickedForm):
         return ids[0]
 
 
-class MemberAddForm(MembersPickedForm):
+class VersionedForm(forms.Form):
+    """A form that changes a composite and carries the version of it the page showed.
+
+    `fingerprint` is `versions.composite_fingerprint` as the page rendered it; the service
+    refuses the change if the composite moved since, or if the form sent none.
+    """
+
+    fingerprint = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+
+
+class MemberAddForm(MembersPickedForm, VersionedForm):
     members = IdsField(
         label="Memory ids", help_text="One or more, e.g. 12, 14, or a word of the text to find one."
     )
@@ -105,15 +115,19 @@ class MemberAddForm(MembersPickedForm):
     )
 
 
-class MemberMoveForm(forms.Form):
+class MemberRemoveForm(VersionedForm):
+    pass
+
+
+class MemberMoveForm(VersionedForm):
     position = WholeNumberField(min_value=1, label="To step")
 
 
-class TypeForm(forms.Form):
+class TypeForm(VersionedForm):
     type = forms.ChoiceField(choices=Composite.Type.choices)
 
 
-class CursorForm(forms.Form):
+class CursorForm(VersionedForm):
     action = forms.ChoiceField(choices=[("advance", "advance"), ("back", "back"), ("set", "set")])
     position = WholeNumberField(required=False, label="Step")
 
@@ -150,5 +164,5 @@ def add_service_error(form: forms.Form, error: ValidationError) -> None:
         form.add_error(name if name in form.fields else None, errors)
 
 
-class TitleForm(forms.Form):
+class TitleForm(VersionedForm):
     title = forms.CharField(required=False, max_length=200)

@@ -5,6 +5,9 @@ of the sequence (0 when it is empty). The cursor follows the member it points at
 members around keeps it on the same memory; removing that memory moves it to the member that
 took its place, wrapping to the first when the removed member was the last.
 
+Given `expected_fingerprint` (the version a page showed, see `versions`), each refuses a
+composite changed since with CompositeChanged, writing nothing.
+
 Each change stamps `members_changed_at` (and an added member's `joined_at`) at `at_ms`; the
 stamps as a whole are described in `services`, which other apps import these from.
 """
@@ -71,11 +74,12 @@ def composite_member_add(
     position: int | None = None,
     reason: str = "",
     at_ms: int | None = None,
+    expected_fingerprint: str | None = None,
 ) -> Composite:
     """Insert `members` at `position` (default: the end), in the given order."""
     if not members:
         raise ValidationError({"member": "Choose at least one memory to add."})
-    composite = locked_for_edit(composite)
+    composite = locked_for_edit(composite, expected_fingerprint)
     members = fresh_memories(members)
     refuse_bad_members(composite, composite.head, members)
     rows = member_rows(composite)
@@ -108,10 +112,16 @@ def composite_member_add(
 
 @transaction.atomic
 def composite_member_remove(
-    *, composite: Composite, member: Memory, actor, reason: str = "", at_ms: int | None = None
+    *,
+    composite: Composite,
+    member: Memory,
+    actor,
+    reason: str = "",
+    at_ms: int | None = None,
+    expected_fingerprint: str | None = None,
 ) -> Composite:
     """Remove one member; the positions close up and the cursor stays on a member."""
-    composite = locked_for_edit(composite)
+    composite = locked_for_edit(composite, expected_fingerprint)
     rows = member_rows(composite)
     index = _index_of(rows, member)
     with _rearranging(
@@ -137,9 +147,10 @@ def composite_member_move(
     actor,
     reason: str = "",
     at_ms: int | None = None,
+    expected_fingerprint: str | None = None,
 ) -> Composite:
     """Move one member to `position` (0-based); the others shift to keep the order contiguous."""
-    composite = locked_for_edit(composite)
+    composite = locked_for_edit(composite, expected_fingerprint)
     rows = member_rows(composite)
     index = _index_of(rows, member)
     if not 0 <= position < len(rows):

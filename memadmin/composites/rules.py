@@ -14,6 +14,7 @@ from memadmin.memories.models import Memory
 
 from .models import Composite
 from .positions import locked
+from .versions import refuse_changed
 
 
 def refuse_archived_head(head: Memory) -> None:
@@ -30,9 +31,14 @@ def refuse_archived_head(head: Memory) -> None:
         )
 
 
-def locked_for_edit(composite: Composite) -> Composite:
-    """Return the composite re-read under a row lock; refuse it if its head is archived."""
+def locked_for_edit(composite: Composite, expected_fingerprint: str | None = None) -> Composite:
+    """Return the composite re-read under a row lock; refuse it if its head is archived.
+
+    Given `expected_fingerprint`, refuse it with CompositeChanged if it changed since that
+    version, or if the version is empty (see `versions.refuse_changed`).
+    """
     composite = locked(composite)
+    refuse_changed(composite, expected_fingerprint)
     refuse_archived_head(composite.head)
     return composite
 

@@ -4,7 +4,8 @@ Every service locks the composite row, validates, writes, and records one audit 
 same transaction; a refused change writes nothing, and so does a change to what is already
 there. Members are added, removed and moved in `member_services`; this module re-exports those
 services and `refuse_archived_head` (see `__all__`), so other apps import every composite
-write from here.
+write from here. Each change takes `expected_fingerprint`, the version its page showed
+(`versions`): a composite changed since, or an empty version, is refused with nothing written.
 
 Membership is stamped at `at_ms` (milliseconds, default now) for the stale-header queue: a
 new composite's `made_at` and its members' `joined_at`, an added member's `joined_at`, and
@@ -13,8 +14,6 @@ deletion keeps it). The audit events carry the stamp ("made_at", or "members_cha
 [before, after]), so the queue reads when each change happened on the same clock.
 """
 
-import hashlib
-import json
 from collections.abc import Sequence
 
 from django.core.exceptions import ValidationError
@@ -35,6 +34,7 @@ from .rules import (
     refuse_archived_head,
     refuse_bad_members,
 )
+from .versions import CompositeChanged, composite_fingerprint, fingerprint_of
 
 __all__ = [
     "TITLE_MAX_CHARS",
@@ -54,38 +54,6 @@ __all__ = [
 ]
 
 TITLE_MAX_CHARS = 200
-
-
-class CompositeChanged(ValidationError):
-    """The composite changed since the person saw it; nothing was written.
-
-    `unseen` is for a confirmation that did not say what it confirmed (no fingerprint): it
-    could be deleting anything, so it is refused as a stale one is.
-    """
-
-    def __init__(self, *, unseen: bool = False):
-        super().__init__(
-            "This confirmation did not say which version of the composite it confirms. "
-            "Nothing was deleted: check it as it is now and confirm again."
-            if unseen
-            else "Someone else changed this composite since you opened this page (its type, "
-            "title, head, members or cursor). Nothing was deleted: check it as it is now and "
-            "confirm again.",
-            code="composite_changed",
-        )
-
-
-def composite_fingerprint(composite: Composite) -> str:
-    """Return a digest of what a confirmation shows of the composite, for its form to carry.
-
-    It covers the type, title, head, members in order and cursor: any edit to one moves it.
-    """
-    return _fingerprint(composite, member_ids(member_rows(composite)))
-
-
-def _fingerprint(composite: Composite, members: list[int]) -> str:
-    shown = [composite.type, composite.title, composite.head_id, members, composite.cursor]
-    return hashlib.sha256(json.dumps(shown).encode()).hexdigest()[:32]
 
 
 def _refuse_unknown_type(type: str) -> None:
@@ -174,11 +142,21 @@ def composite_create(
 
 
 @transaction.atomic
-def composite_set_type(*, composite: Composite, type: str, actor, reason: str = "") -> Composite:
-    """Change a composite's type; a composite that becomes a sequence starts at its first member."""
+def composite_set_type(
+    *,
+    composite: Composite,
+    type: str,
+    actor,
+    reason: str = "",
+    expected_fingerprint: str | None = None,
+) -> Composite:
+    """Change a composite's type; a composite that becomes a sequence starts at its first member.
+
+    Given `expected_fingerprint`, refuse a composite changed since (see `versions`).
+    """
     _refuse_unknown_type(type)
     return _change(
-        locked_for_edit(composite),
+        locked_for_edit(composite, expected_fingerprint),
         field="type",
         value=type,
         also={"cursor": 0} if type == Composite.Type.SEQUENCE else None,
@@ -189,12 +167,22 @@ def composite_set_type(*, composite: Composite, type: str, actor, reason: str = 
 
 
 @transaction.atomic
-def composite_set_title(*, composite: Composite, title: str, actor, reason: str = "") -> Composite:
-    """Rename a composite (the title is optional; the diagram shows the head either way)."""
+def composite_set_title(
+    *,
+    composite: Composite,
+    title: str,
+    actor,
+    reason: str = "",
+    expected_fingerprint: str | None = None,
+) -> Composite:
+    """Rename a composite (the title is optional; the diagram shows the head either way).
+
+    Given `expected_fingerprint`, refuse a composite changed since (see `versions`).
+    """
     title = title.strip()
     _refuse_long_title(title)
     return _change(
-        locked_for_edit(composite),
+        locked_for_edit(composite, expected_fingerprint),
         field="title",
         value=title,
         action="composite_renamed",
@@ -203,9 +191,12 @@ def composite_set_title(*, composite: Composite, title: str, actor, reason: str 
     )
 
 
-def _locked_sequence(composite: Composite) -> tuple[Composite, int]:
-    """Return the composite locked, and its size; refuse it unless it is a sequence with members."""
-    composite = locked_for_edit(composite)
+def _locked_sequence(composite: Composite, expected: str | None) -> tuple[Composite, int]:
+    """Return the composite locked, and its size; refuse it unless it is a sequence with members.
+
+    Given `expected` (a fingerprint), refuse a composite changed since (see `versions`).
+    """
+    composite = locked_for_edit(composite, expected)
     if composite.type != Composite.Type.SEQUENCE:
         raise ValidationError(
             {"cursor": f"Only a sequence has a cursor; this composite is a {composite.type}."}
@@ -229,10 +220,15 @@ def _cursor_to(composite: Composite, position: int, *, actor, reason: str) -> Co
 
 @transaction.atomic
 def composite_cursor_set(
-    *, composite: Composite, position: int, actor, reason: str = ""
+    *,
+    composite: Composite,
+    position: int,
+    actor,
+    reason: str = "",
+    expected_fingerprint: str | None = None,
 ) -> Composite:
     """Put a sequence's cursor on the member at `position` (0-based)."""
-    composite, size = _locked_sequence(composite)
+    composite, size = _locked_sequence(composite, expected_fingerprint)
     if not isinstance(position, int) or not 0 <= position < size:
         raise ValidationError(
             {"cursor": f"The cursor goes on a step from 1 to {size}; {position + 1} is outside."}
@@ -241,16 +237,20 @@ def composite_cursor_set(
 
 
 @transaction.atomic
-def composite_cursor_advance(*, composite: Composite, actor, reason: str = "") -> Composite:
+def composite_cursor_advance(
+    *, composite: Composite, actor, reason: str = "", expected_fingerprint: str | None = None
+) -> Composite:
     """Move a sequence's cursor to the next member, from the last back to the first."""
-    composite, size = _locked_sequence(composite)
+    composite, size = _locked_sequence(composite, expected_fingerprint)
     return _cursor_to(composite, (composite.cursor + 1) % size, actor=actor, reason=reason)
 
 
 @transaction.atomic
-def composite_cursor_back(*, composite: Composite, actor, reason: str = "") -> Composite:
+def composite_cursor_back(
+    *, composite: Composite, actor, reason: str = "", expected_fingerprint: str | None = None
+) -> Composite:
     """Move a sequence's cursor to the previous member, from the first round to the last."""
-    composite, size = _locked_sequence(composite)
+    composite, size = _locked_sequence(composite, expected_fingerprint)
     return _cursor_to(composite, (composite.cursor - 1) % size, actor=actor, reason=reason)
 
 
@@ -272,7 +272,7 @@ def composite_delete(
     """
     composite = locked(composite)
     rows = member_rows(composite)
-    if expected_fingerprint and expected_fingerprint != _fingerprint(composite, member_ids(rows)):
+    if expected_fingerprint and expected_fingerprint != fingerprint_of(composite, member_ids(rows)):
         raise CompositeChanged()
     stamp = members_changed(composite, at_ms)
     with acting(actor=actor, reason=reason):

@@ -36,6 +36,7 @@ from .forms import (
 from .models import Composite
 from .pictures import composite_picture
 from .services import CompositeChanged, composite_create, composite_delete, composite_fingerprint
+from .versions import fingerprint_of
 
 PAGE_SIZE = 24
 
@@ -83,6 +84,8 @@ def composite_context(composite: Composite, **extra) -> dict:
         "type_form": TypeForm(initial={"type": composite.type}),
         "title_form": TitleForm(initial={"title": composite.title}),
         "cursor_form": CursorForm(),
+        # The version every form of the page carries (`versions`), from the rows shown.
+        "fingerprint": fingerprint_of(composite, [row.member_id for row in rows]),
         "freeze_form": FreezeForm(),
         "reference_sets": selectors.reference_sets_of(composite),
         "types": Composite.Type.choices,

@@ -5,7 +5,8 @@ the header from the summary written for it (high importance, so the default inje
 carries it), a sequence or theme composite joins them, every composite that cited the
 original now cites the header, and the original is archived with `superseded_by` pointing
 at the header; its full text stays reachable from the header's page. Any refusal writes
-nothing.
+nothing. Given the version of the text the split was previewed on (`expected_updated_at`), a
+memory changed since is refused (PreviewOutdated): only text the person saw is ever split.
 """
 
 from dataclasses import dataclass
@@ -28,6 +29,22 @@ from memadmin.memories.services import DuplicateMemory, memory_create
 FRAGMENT_TYPES = ("sequence", "theme")
 HEADER_IMPORTANCE = 90
 FRAGMENTED = "fragmented"
+
+
+class PreviewOutdated(ValidationError):
+    """The memory changed since its split was previewed (or the apply named no version)."""
+
+    def __init__(self, memory: Memory, *, unseen: bool = False):
+        why = (
+            "This split did not say which version of the text it was previewed on"
+            if unseen
+            else f"#{memory.display_id} was changed since this split was previewed"
+        )
+        super().__init__(
+            f"{why}: nothing was split. The preview now shows the text as it is; check the "
+            "fragments and apply again.",
+            code="preview_outdated",
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,14 +96,18 @@ def memory_fragment(
     header_importance: int = HEADER_IMPORTANCE,
     reason: str = "",
     at_ms: int | None = None,
+    expected_updated_at: int | None = None,
 ) -> Fragmentation:
     """Split the memory at `boundaries` (character offsets) into details under a new header.
 
     Refused with ValidationError, nothing written: an archived memory, a split that leaves
     an empty fragment or fewer than two, a type other than sequence or theme, an empty
-    summary, or a fragment or summary identical to an existing memory of its category.
+    summary, or a fragment or summary identical to an existing memory of its category; and,
+    given `expected_updated_at`, a memory whose text changed since that version was previewed.
     """
     original = Memory.objects.select_for_update().select_related("project").get(pk=memory.pk)
+    if expected_updated_at is not None and original.updated_at != expected_updated_at:
+        raise PreviewOutdated(original)
     _refuse(original, composite_type, summary, header_importance)
     try:
         fragments = apply_boundaries(original.content, boundaries)

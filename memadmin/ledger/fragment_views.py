@@ -1,4 +1,9 @@
-"""The fragmentation page: preview a split of a long memory, adjust it, and apply it."""
+"""The fragmentation page: preview a split of a long memory, adjust it, and apply it.
+
+Every preview carries the version of the text it split (`expected_updated_at`, the memory's
+`updated_at`). Applying splits that version only: a memory changed since, or an apply that
+names no version, splits nothing and the page comes back (409) previewing the text as it is.
+"""
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -16,7 +21,7 @@ from memadmin.memories.models import Memory
 from .counters import choose_counter
 from .fragment_forms import SPLIT_MODES, FragmentForm
 from .fragment_lines import adjusted_lines, fragments_at, line_of, offsets_of, proposed_lines
-from .fragment_services import memory_fragment
+from .fragment_services import PreviewOutdated, memory_fragment
 
 MAP_COUNTER = "heuristic"  # what the header map sizes memories with
 
@@ -101,9 +106,13 @@ def fragment(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
         form = FragmentForm(request.POST, project=memory.project, initial=initial)
     else:
         form = FragmentForm(project=memory.project, initial=initial)
+    outdated = False
     if _applying(request) and form.is_valid() and not split["problems"]:
         values = form.cleaned_data
+        seen = parse_whole(request.POST.get("expected_updated_at", ""), minimum=0)
         try:
+            if seen is None:
+                raise PreviewOutdated(memory, unseen=True)
             result = memory_fragment(
                 memory=memory,
                 boundaries=offsets_of(memory.content, split["lines"]),
@@ -114,7 +123,13 @@ def fragment(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
                 header_importance=values["header_importance"],
                 reason=values["reason"],
                 actor=request.user,
+                expected_updated_at=seen,
             )
+        except PreviewOutdated as error:
+            form.add_error(None, error.messages)
+            outdated = True
+            memory.refresh_from_db()  # preview the text as it is now
+            split = _split(request, memory.content)
         except ValidationError as error:
             form.add_error(None, error.messages)
         else:
@@ -143,4 +158,5 @@ def fragment(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
     template_name = "ledger/fragment.html"
     if request.htmx and request.method == "GET":
         template_name += "#split-section"
-    return render(request, template_name, context, status=400 if refused else 200)
+    status = 409 if outdated else 400 if refused else 200
+    return render(request, template_name, context, status=status)

@@ -5,7 +5,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
+
+from memadmin.core.client_address import trusted_networks
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(os.environ.get("MEMADMIN_VAR_DIR", BASE_DIR / "var"))
@@ -144,6 +147,14 @@ AXES_DISABLE_ACCESS_LOG = True  # failures only: sign-ins are in the sessions al
 AXES_ENABLE_ADMIN = False  # its pages would write around the services; the command unlocks
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
+# Behind a reverse proxy, failures are counted by the client's address as the proxies name it
+# in X-Forwarded-For: MEMADMIN_TRUSTED_PROXIES lists their addresses or networks ("10.0.0.2,
+# 172.16.0.0/12"). Only what those appended is believed; with none, the peer's own address.
+try:
+    MEMADMIN_TRUSTED_PROXIES = trusted_networks(os.environ.get("MEMADMIN_TRUSTED_PROXIES", ""))
+except ValueError as bad:
+    raise ImproperlyConfigured(f"MEMADMIN_TRUSTED_PROXIES: {bad}") from bad
+AXES_CLIENT_IP_CALLABLE = "memadmin.accounts.throttle.request_client_address"
 
 # Browser features no page uses are refused to every page and frame (Permissions-Policy);
 # copying a memory's text to the clipboard is the one this host keeps.

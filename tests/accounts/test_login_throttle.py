@@ -3,6 +3,7 @@
 import pytest
 from django.test import Client
 
+from memadmin.core.client_address import trusted_networks
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -60,3 +61,34 @@ def test_every_page_sends_a_permissions_policy(client_as):
         for feature in ("camera=()", "microphone=()", "geolocation=()", "payment=()"):
             assert feature in policy
         assert "clipboard-write=(self)" in policy
+
+
+def behind_proxy(client_ip: str) -> Client:
+    """A browser at `client_ip`, reaching the site through the proxy at 10.0.0.2."""
+    return Client(REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=client_ip)
+
+
+def test_behind_a_trusted_proxy_the_lockout_hits_the_client_not_the_proxy(people, settings):
+    """One client guessing is locked out; another client through the same proxy is not."""
+    settings.MEMADMIN_TRUSTED_PROXIES = trusted_networks("10.0.0.2")
+    guesser = behind_proxy("198.51.100.1")
+    for n in range(5):
+        sign_in(guesser, "editor", f"wrong {n}")
+    assert sign_in(guesser, "editor", PASSWORD).status_code == 429
+    assert sign_in(behind_proxy("198.51.100.2"), "editor", PASSWORD).status_code == 302
+
+
+def test_a_forged_forwarded_header_does_not_escape_the_lockout(people, settings):
+    """A client writing its own X-Forwarded-For is still counted by what the proxy appended."""
+    settings.MEMADMIN_TRUSTED_PROXIES = trusted_networks("10.0.0.2")
+    for n in range(5):
+        sign_in(behind_proxy(f"6.6.6.{n}, 198.51.100.1"), "editor", f"wrong {n}")
+    assert sign_in(behind_proxy("7.7.7.7, 198.51.100.1"), "editor", PASSWORD).status_code == 429
+
+
+def test_without_trusted_proxies_the_header_is_ignored(people, settings):
+    """Unconfigured, a client cannot pick a fresh address per guess with the header."""
+    settings.MEMADMIN_TRUSTED_PROXIES = ()
+    for n in range(5):
+        sign_in(behind_proxy(f"198.51.100.{n}"), "editor", f"wrong {n}")
+    assert sign_in(behind_proxy("198.51.100.99"), "editor", PASSWORD).status_code == 429

@@ -184,7 +184,7 @@ def test_composites_are_created_and_deleted_through_their_services(client_as, pr
     )
     assert response.status_code == 302, response.content.decode()[-2000:]
     composite = Composite.objects.get()
-    client.post(f"/admin/composites/composite/{composite.pk}/delete/", {"post": "yes"})
+    change_form(client, f"/admin/composites/composite/{composite.pk}/delete/", {"post": "yes"})
     assert not Composite.objects.exists()
     actions = list(
         AuditEvent.objects.filter(object_type="composite").values_list("action", "actor_label")

@@ -2,8 +2,8 @@
 
 import pytest
 
-from memadmin.composites.models import CompositeMember
-from memadmin.composites.services import composite_create
+from memadmin.composites.models import Composite, CompositeMember
+from memadmin.composites.services import composite_create, composite_set_title
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
 
@@ -158,3 +158,22 @@ def test_editing_and_the_map_work_without_javascript(browser, live_server, proje
     page.wait_for_url(f"**open={head.pk}**")
     assert page.locator(f"#map-node-{head.pk}-{two.pk}").is_visible()
     context.close()
+
+
+def test_a_rename_over_someone_elses_change_is_refused_and_keeps_the_text(
+    logged_in_page, live_server, steps
+):
+    """Someone renames meanwhile: the refusal shows, the typed title stays, renaming again works."""
+    head, one, two, *_ = steps
+    composite = composite_create(head=head, type="sequence", members=[one, two], actor="agent")
+    page = logged_in_page("editor")
+    page.goto(f"{live_server.url}/composites/{composite.pk}/")
+    composite_set_title(composite=composite, title="Theirs", actor="agent")
+    page.fill("#id_title", "My careful title")
+    page.click("button:has-text('Rename')")
+    page.locator("#composite-section .error", has_text="Someone else changed").wait_for()
+    assert page.input_value("#id_title") == "My careful title"
+    assert Composite.objects.get(pk=composite.pk).title == "Theirs"
+    page.click("button:has-text('Rename')")
+    page.locator("#composite-section .done", has_text="Title saved").wait_for()
+    assert Composite.objects.get(pk=composite.pk).title == "My careful title"

@@ -5,7 +5,8 @@ import re
 import pytest
 
 from memadmin.composites.services import composite_create
-from memadmin.memories.services import memory_create
+from memadmin.memories.models import Memory
+from memadmin.memories.services import memory_create, memory_update
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -153,3 +154,24 @@ def test_an_excluded_row_states_its_need_and_what_was_left(logged_in_page, live_
     assert "importance 79" in last.locator(".ledger-placed").inner_text()
     page.fill("#id_find", str(memories[3].pk))
     page.locator(f"#row-{memories[3].pk}.found").wait_for()
+
+
+def test_applying_a_split_of_a_text_changed_meanwhile_splits_nothing(
+    logged_in_page, live_server, project
+):
+    """The agent edits the text after the preview: the page refuses, then previews the new text."""
+    memory = memory_create(
+        project=project, category="OPS_RULES", content=FRAGMENTABLE, actor="historian"
+    )
+    page = logged_in_page("editor")
+    page.goto(f"{live_server.url}/ledger/fragment/{memory.pk}/")
+    memory_update(memory=memory, content=FRAGMENTABLE + "\n\nAdded meanwhile.", actor="agent")
+    page.fill("#id_summary", "My own summary.")
+    page.get_by_role("button", name="Fragment: create the details and the header").click()
+    page.locator(".errorlist", has_text="nothing was split").wait_for()
+    assert page.locator("#id_summary").input_value() == "My own summary."
+    assert "Added meanwhile." in page.locator("#split-section").inner_text()
+    assert Memory.objects.get(pk=memory.pk).status != Memory.Status.ARCHIVED
+    page.get_by_role("button", name="Fragment: create the details and the header").click()
+    page.wait_for_url(re.compile(r"/memories/\d+/$"))
+    assert Memory.objects.get(pk=memory.pk).status == Memory.Status.ARCHIVED

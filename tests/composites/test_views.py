@@ -14,6 +14,7 @@ from memadmin.composites.reference_services import reference_set_freeze
 from memadmin.composites.services import (
     composite_create,
     composite_cursor_advance,
+    composite_fingerprint,
     composite_member_add,
     composite_member_move,
     composite_member_remove,
@@ -32,6 +33,11 @@ def sequence(steps):
     return composite_create(
         head=steps[0], type="sequence", members=steps[1:4], title="Release SOP", actor="agent"
     )
+
+
+def seen(composite, **data):
+    """Return `data` with the fingerprint of the composite as stored now, as its page sends it."""
+    return {**data, "fingerprint": composite_fingerprint(Composite.objects.get(pk=composite.pk))}
 
 
 def member_ids(composite):
@@ -124,7 +130,7 @@ def test_detail_shows_picture_members_and_cursor(client_as, sequence, steps):
 def test_move_up_without_javascript_redirects_back(client_as, sequence, steps):
     """A plain POST reorders and redirects to the page."""
     url = reverse("composites:member_move", args=[sequence.pk, steps[3].pk])
-    response = client_as("editor").post(url, {"position": 1})
+    response = client_as("editor").post(url, seen(sequence, position=1))
     assert response.status_code == 302
     assert member_ids(sequence) == [steps[3].pk, steps[1].pk, steps[2].pk]
 
@@ -132,7 +138,7 @@ def test_move_up_without_javascript_redirects_back(client_as, sequence, steps):
 def test_htmx_action_answers_with_the_section(client_as, sequence, steps):
     """With htmx, an action answers with the composite section, picture included."""
     url = reverse("composites:cursor", args=[sequence.pk])
-    response = client_as("editor").post(url, {"action": "back"}, HTTP_HX_REQUEST="true")
+    response = client_as("editor").post(url, seen(sequence, action="back"), HTTP_HX_REQUEST="true")
     body = response.content.decode()
     assert 'id="composite-section"' in body and "<html" not in body
     assert "Step <strong>3</strong> of 3" in body
@@ -142,7 +148,7 @@ def test_refusal_is_shown_in_the_section(client_as, sequence, steps):
     """Adding the head as a member is refused with the service's message."""
     url = reverse("composites:member_add", args=[sequence.pk])
     response = client_as("editor").post(
-        url, {"members": str(steps[0].display_id)}, HTTP_HX_REQUEST="true"
+        url, seen(sequence, members=str(steps[0].display_id)), HTTP_HX_REQUEST="true"
     )
     assert "never its own member" in response.content.decode()
     assert len(member_ids(sequence)) == 3
@@ -151,7 +157,9 @@ def test_refusal_is_shown_in_the_section(client_as, sequence, steps):
 def test_add_members_by_display_id_at_a_step(client_as, sequence, steps):
     """Members are typed as ids; the step counts from 1."""
     url = reverse("composites:member_add", args=[sequence.pk])
-    client_as("editor").post(url, {"members": f"#{steps[4].pk}, {steps[5].pk}", "position": 1})
+    client_as("editor").post(
+        url, seen(sequence, members=f"#{steps[4].pk}, {steps[5].pk}", position=1)
+    )
     assert member_ids(sequence)[:2] == [steps[4].pk, steps[5].pk]
 
 
@@ -210,8 +218,8 @@ def test_snapshot_page_shows_drift(client_as, sequence, steps):
 def test_rename_and_change_type(client_as, sequence):
     """The title and the type change from the composite's page."""
     client = client_as("editor")
-    client.post(reverse("composites:title", args=[sequence.pk]), {"title": "Runbook"})
-    client.post(reverse("composites:type", args=[sequence.pk]), {"type": "theme"})
+    client.post(reverse("composites:title", args=[sequence.pk]), seen(sequence, title="Runbook"))
+    client.post(reverse("composites:type", args=[sequence.pk]), seen(sequence, type="theme"))
     sequence.refresh_from_db()
     assert (sequence.title, sequence.type) == ("Runbook", "theme")
 

@@ -9,8 +9,9 @@ from memadmin.composites.services import composite_create
 from memadmin.headermap.models import HeaderSync
 from memadmin.headermap.stale_selectors import stale_header_count
 from memadmin.ledger.fragment_lines import offsets_of
-from memadmin.ledger.fragment_services import memory_fragment
+from memadmin.ledger.fragment_services import PreviewOutdated, memory_fragment
 from memadmin.memories.models import Memory
+from memadmin.memories.services import memory_update
 
 pytestmark = pytest.mark.django_db
 
@@ -128,3 +129,21 @@ def test_an_archived_memory_is_not_fragmented(long_memory):
     with pytest.raises(ValidationError, match="is archived"):
         fragment(Memory.objects.get(pk=long_memory.pk))
     assert Composite.objects.count() == 1 and result
+
+
+def test_a_text_changed_since_its_preview_is_not_split(long_memory):
+    """Split only the version previewed: an edit since then refuses it, nothing written."""
+    previewed = long_memory.updated_at
+    boundaries = offsets_of(long_memory.content, [3, 4, 5])
+    memory_update(memory=long_memory, content=SOP.replace("vX", "v2"), actor="agent")
+    before = (Memory.objects.count(), AuditEvent.objects.count())
+    with pytest.raises(PreviewOutdated, match="changed since this split was previewed"):
+        fragment(long_memory, boundaries=boundaries, expected_updated_at=previewed)
+    assert (Memory.objects.count(), AuditEvent.objects.count()) == before
+    assert Memory.objects.get(pk=long_memory.pk).status != Memory.Status.ARCHIVED
+
+
+def test_the_version_previewed_is_split(long_memory):
+    """The version the preview split lets the split through."""
+    made = fragment(long_memory, expected_updated_at=long_memory.updated_at)
+    assert len(made.details) == 4

@@ -4,6 +4,7 @@ import pytest
 
 from memadmin.composites.models import Composite
 from memadmin.memories.models import Memory
+from memadmin.memories.services import memory_update
 
 pytestmark = pytest.mark.django_db
 
@@ -113,6 +114,7 @@ def test_applying_creates_the_header_and_goes_to_its_page(client_as, long_memory
             "summary": "Release SOP: build, tag, announce.",
             "header_category": "OPS_RULES",
             "header_importance": "90",
+            "expected_updated_at": str(long_memory.updated_at),
         },
     )
     header = Memory.objects.get(content="Release SOP: build, tag, announce.")
@@ -134,6 +136,7 @@ def test_applying_without_a_summary_is_refused_and_writes_nothing(client_as, lon
             "type": "theme",
             "header_category": "OPS_RULES",
             "header_importance": "90",
+            "expected_updated_at": str(long_memory.updated_at),
         },
     )
     body = response.content.decode()
@@ -154,6 +157,7 @@ def test_applying_an_empty_detail_is_refused_and_writes_nothing(client_as, long_
             "summary": "A summary.",
             "header_category": "OPS_RULES",
             "header_importance": "90",
+            "expected_updated_at": str(long_memory.updated_at),
         },
     )
     assert response.status_code == 400
@@ -175,3 +179,57 @@ def test_the_memory_page_offers_fragmenting_a_long_memory(client_as, long_memory
     assert (
         b"/ledger/fragment/" not in client_as("viewer").get(f"/memories/{long_memory.pk}/").content
     )
+
+
+APPLY = {
+    "start": ["3", "4", "5"],
+    "type": "sequence",
+    "summary": "My summary of the SOP.",
+    "header_category": "OPS_RULES",
+    "header_importance": "90",
+}
+
+
+def version_shown(client, memory) -> str:
+    body = client.get(url(memory)).content.decode()
+    return body.split('name="expected_updated_at" value="', 1)[1].split('"', 1)[0]
+
+
+def test_applying_after_the_text_changed_splits_nothing(client_as, long_memory):
+    """Edited since the preview: 409, nothing split, the new text previewed, the summary kept."""
+    client = client_as("editor")
+    seen = version_shown(client, long_memory)
+    changed = SOP.replace("1. Build with make release", "1. Build with make ship")
+    memory_update(memory=long_memory, content=changed, actor="agent")
+    count = Memory.objects.count()
+    response = client.post(url(long_memory), {**APPLY, "expected_updated_at": seen})
+    body = response.content.decode()
+    assert response.status_code == 409
+    assert Memory.objects.count() == count
+    assert Memory.objects.get(pk=long_memory.pk).status != Memory.Status.ARCHIVED
+    assert "was changed since this split was previewed: nothing was split" in body
+    assert "1. Build with make ship" in body and "My summary of the SOP." in body
+    # The page now carries the new version: applying again splits the text it shows.
+    fresh = body.split('name="expected_updated_at" value="', 1)[1].split('"', 1)[0]
+    assert fresh != seen
+    client.post(url(long_memory), {**APPLY, "expected_updated_at": fresh})
+    header = Memory.objects.get(content="My summary of the SOP.")
+    details = Composite.objects.get(head=header).members.order_by("position")
+    assert "make ship" in details[1].member.content
+
+
+def test_applying_without_the_previewed_version_splits_nothing(client_as, long_memory):
+    """An apply that does not say which text it previewed is refused like a stale one."""
+    count = Memory.objects.count()
+    response = client_as("editor").post(url(long_memory), APPLY)
+    assert response.status_code == 409
+    assert "did not say which version of the text" in response.content.decode()
+    assert Memory.objects.count() == count
+
+
+def test_a_preview_over_htmx_carries_the_version_of_the_text_it_split(client_as, long_memory):
+    """The split section, refreshed alone, carries the version with it."""
+    response = client_as("editor").get(url(long_memory) + "?by=items", HTTP_HX_REQUEST="true")
+    body = response.content.decode()
+    assert "<html" not in body
+    assert f'name="expected_updated_at" value="{long_memory.updated_at}"' in body
