@@ -159,7 +159,13 @@ def rows_read(connection: sqlite3.Connection) -> tuple[list[dict], list[dict]]:
     if set(tables_present(connection)) != set(TABLES):
         return [], []
     composites = [
-        dict(zip(("id", "type", "head_memory_id", "cursor", "created_at", "updated_at"), row, strict=True))
+        dict(
+            zip(
+                ("id", "type", "head_memory_id", "cursor", "created_at", "updated_at"),
+                row,
+                strict=True,
+            )
+        )
         for row in connection.execute(
             "SELECT id, type, head_memory_id, cursor, created_at, updated_at FROM composites "
             "ORDER BY id"
