@@ -35,6 +35,9 @@ from memadmin.memories.store_gateway import StoreRefused
 from .models import StoreComposite, StoreComposites, UpstreamStore
 from .store_writes import OFF, THROUGH, project_store, store_mode, store_timeout, store_uuid_of
 
+# A merge's repointing (and its undo), which the merge's store transaction may have done.
+REPOINTING = frozenset({"composite_repointed"})
+
 
 class PublishRefused(StoreRefused):
     """Publishing (or a composite's write) was refused; nothing was written on either side."""
@@ -265,9 +268,18 @@ class CompositeGateway:
                         code="composites_tables_gone",
                     )
                 upstream_id = None if link is None else link.upstream_id
+                written = False
                 if link is not None:
                     current = store_state(tx.connection, link.upstream_id)
-                    if current is None or state_digest(current) != link.digest:
+                    if (
+                        current is not None
+                        and state is not None
+                        and action in REPOINTING
+                        and state_digest(current) == state_digest(state)
+                    ):
+                        # The merge's own store transaction repointed these rows already.
+                        written = True
+                    elif current is None or state_digest(current) != link.digest:
                         raise PublishRefused(
                             f"The store's composite {link.upstream_id} changed since memadmin "
                             "read it; sync the store, then edit again. Nothing was saved.",
@@ -280,7 +292,8 @@ class CompositeGateway:
                         )
                         tx.connection.execute("DELETE FROM composites WHERE id = ?", (upstream_id,))
                     return
-                upstream_id = _write_state(tx.connection, upstream_id, state, now)
+                if not written:
+                    upstream_id = _write_state(tx.connection, upstream_id, state, now)
         except StoreError as error:
             raise refused_error(upstream, error) from error
         _link_save(composite, upstream, upstream_id, state_digest(state), now)

@@ -205,3 +205,27 @@ def test_a_merge_repoints_the_store_members(synced):
     )
     result.refresh_from_db()
     assert store_composites(path) == [("sequence", 1, 0, [result.upstream_id])]
+
+
+def test_a_merge_of_the_head_and_a_member_collapses_alike_on_both_sides(synced):
+    """Head and member merged: the member equal to the new head is dropped, the cursor follows."""
+    path, upstream, memories = synced
+    composites_publish(upstream=upstream, actor="system")
+    composite = composite_create(
+        head=memories[1],
+        type="sequence",
+        members=[memories[2], memories[3], memories[4]],
+        actor="agent",
+    )
+    composite_cursor_advance(composite=composite, actor="agent")
+    composite_cursor_advance(composite=composite, actor="agent")
+    result = memory_merge(memories=[memories[1], memories[3]], content="One.", actor="agent")
+    result.refresh_from_db()
+    composite.refresh_from_db()
+    assert composite.head == result
+    assert [m.member_id for m in composite.members.order_by("position")] == [
+        memories[2].pk,
+        memories[4].pk,
+    ]
+    assert store_composites(path) == [("sequence", result.upstream_id, composite.cursor, [2, 4])]
+    assert composite.cursor == 1

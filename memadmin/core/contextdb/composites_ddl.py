@@ -179,3 +179,59 @@ def rows_read(connection: sqlite3.Connection) -> tuple[list[dict], list[dict]]:
         )
     ]
     return composites, members
+
+
+def repoint_members(connection: sqlite3.Connection, successors: dict[int, int], now: int) -> int:
+    """Point heads and members that were merged (``successors``: source id to result) at the result.
+
+    The proposal's compression fate, with the rules memadmin's own repointing keeps
+    (`memadmin.composites.repoint_services`): a member that becomes a duplicate collapses to
+    its earliest position, one equal to its head is dropped, positions are renumbered and the
+    cursor follows its member (to the one that took its place when it was dropped). Run it in
+    the caller's write transaction, with the tables present. Return how many composites moved.
+    """
+    if not successors or set(tables_present(connection)) != set(TABLES):
+        return 0
+    marks = ", ".join("?" for _ in successors)
+    sources = list(successors)
+    touched = connection.execute(
+        f"SELECT id, head_memory_id, cursor FROM composites WHERE head_memory_id IN ({marks}) "
+        f"OR id IN (SELECT composite_id FROM composite_members WHERE member_memory_id IN ({marks})) "
+        "ORDER BY id",
+        sources + sources,
+    ).fetchall()
+    for cid, head, cursor in touched:
+        rows = [
+            member
+            for (member,) in connection.execute(
+                "SELECT member_memory_id FROM composite_members WHERE composite_id = ? "
+                "ORDER BY position, member_memory_id",
+                (cid,),
+            )
+        ]
+        new_head = successors.get(head, head)
+        cursor_on = rows[cursor] if 0 <= cursor < len(rows) else None
+        cursor_on = successors.get(cursor_on, cursor_on)
+        kept: list[int] = []
+        before_cursor = 0
+        for index, member in enumerate(rows):
+            target = successors.get(member, member)
+            if target == new_head or target in kept:
+                continue
+            kept.append(target)
+            before_cursor += index < cursor
+        if cursor_on in kept:
+            new_cursor = kept.index(cursor_on)
+        else:
+            new_cursor = before_cursor % len(kept) if kept else 0
+        connection.execute("DELETE FROM composite_members WHERE composite_id = ?", (cid,))
+        connection.execute(
+            "UPDATE composites SET head_memory_id = ?, cursor = ?, updated_at = ? WHERE id = ?",
+            (new_head, new_cursor, now, cid),
+        )
+        connection.executemany(
+            "INSERT INTO composite_members (composite_id, member_memory_id, position) "
+            "VALUES (?, ?, ?)",
+            [(cid, member, index) for index, member in enumerate(kept)],
+        )
+    return len(touched)
