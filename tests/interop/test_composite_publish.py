@@ -1,9 +1,11 @@
 """Publishing composites to a store: the two tables, and every composite write reaching them."""
 
 import sqlite3
+from io import StringIO
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.management import call_command
 
 from memadmin.composites.services import (
     composite_create,
@@ -229,3 +231,14 @@ def test_a_merge_of_the_head_and_a_member_collapses_alike_on_both_sides(synced):
     ]
     assert store_composites(path) == [("sequence", result.upstream_id, composite.cursor, [2, 4])]
     assert composite.cursor == 1
+
+
+def test_the_sync_command_publishes_with_its_flag(store):
+    """`sync_context_db --publish-composites` syncs, then creates the tables; again, none new."""
+    path = store(rows=rows_for(2), sessions=[])
+    out = StringIO()
+    call_command("sync_context_db", str(path), "--no-progress", "--publish-composites", stdout=out)
+    assert "tables created: composites, composite_members" in out.getvalue()
+    out = StringIO()
+    call_command("sync_context_db", str(path), "--no-progress", "--publish-composites", stdout=out)
+    assert "tables created: none (they were there)" in out.getvalue()
