@@ -31,7 +31,7 @@ from memadmin.core.contextdb import composites_ddl as ddl
 from memadmin.core.contextdb.opening import open_readonly
 from memadmin.memories.models import Memory
 
-from .composite_publish import memadmin_state, state_digest
+from .composite_publish import PublishRefused, memadmin_state, state_digest
 from .models import StoreComposite, UpstreamStore
 from .store_writes import store_timeout
 
@@ -148,15 +148,12 @@ class _Reader:
                     stack.extend(edges[node])
 
 
-def _store_digest(state: dict) -> str:
-    return state_digest(
-        {
-            "type": state["type"],
-            "head": state["head"].upstream_id,
-            "cursor": state["cursor"],
-            "members": [member.upstream_id for member in state["members"]],
-        }
-    )
+def _memadmin_digest(composite: Composite) -> str | None:
+    """Return the digest of memadmin's state of the composite (None: not all in the store)."""
+    try:
+        return state_digest(memadmin_state(composite))
+    except PublishRefused:
+        return None
 
 
 def _raw_digest(row: dict, members: list[dict]) -> str:
@@ -219,7 +216,10 @@ def composites_sync(*, upstream: UpstreamStore | None, path: Path) -> list[dict]
     try:
         connection = open_readonly(Path(path), timeout=store_timeout())
         try:
-            if ddl.shape_difference(connection):
+            if ddl.shape_difference(connection) or set(ddl.tables_present(connection)) != set(
+                ddl.TABLES
+            ):
+                # No tables (or not these): nothing to read, and nothing taken as deleted.
                 return []
             rows, members = ddl.rows_read(connection)
         finally:
@@ -235,10 +235,15 @@ def composites_sync(*, upstream: UpstreamStore | None, path: Path) -> list[dict]
         raw = _raw_digest(row, reader.members.get(row["id"], []))
         if link is not None and link.digest == raw:
             continue
+        if link is not None and _memadmin_digest(link.composite) == raw:
+            # Both sides moved alike (a memory deleted, its member rows cascading on both).
+            link.digest, link.read_at = raw, now_ms()
+            link.save(update_fields=["digest", "read_at"])
+            continue
         state = reader.state(row)
         if state is None:
             continue
-        if link is not None and state_digest(memadmin_state(link.composite)) != link.digest:
+        if link is not None and _memadmin_digest(link.composite) != link.digest:
             conflicts.append(
                 _problem(
                     "composites",
@@ -269,7 +274,7 @@ def composites_sync(*, upstream: UpstreamStore | None, path: Path) -> list[dict]
             )
         for link in gone:
             composite = link.composite
-            if state_digest(memadmin_state(composite)) != link.digest:
+            if _memadmin_digest(composite) != link.digest:
                 conflicts.append(
                     _problem(
                         "composites",

@@ -173,3 +173,12 @@ def test_a_plugin_merge_repoints_memadmins_members_and_the_store(published):
     assert store_composites(published) == [("sequence", 1, 0, [7])]
     assert composite.history.first().history_actor == "import"
     assert any("repointed" in w for w in last_warnings())
+
+
+def test_tables_dropped_by_someone_else_delete_nothing_here(published):
+    """A store that lost its tables is not read as every composite deleted."""
+    memories = {m.upstream_id: m for m in Memory.objects.all()}
+    composite_create(head=memories[1], type="theme", members=[memories[2]], actor="agent")
+    run_sql(published, "DROP TABLE composite_members", "DROP TABLE composites")
+    context_db_sync(path=published)
+    assert memadmin_composites() == [("theme", 1, [2])]
