@@ -5,8 +5,12 @@ import sqlite3
 import pytest
 from django.urls import reverse
 
+from memadmin.composites.models import Composite
+from memadmin.composites.services import composite_create, composite_fingerprint
+from memadmin.interop.composite_publish import composites_publish
 from memadmin.interop.models import StoreComposites, UpstreamStore
 from memadmin.interop.sync_services import context_db_sync
+from memadmin.memories.models import Memory
 from tests.interop.conftest import rows_for, sha256
 from tests.interop.test_composite_publish import tables
 
@@ -94,3 +98,23 @@ def test_a_foreign_table_is_shown_and_publishing_refused_on_the_page(client_as, 
     )
     assert "Nothing was created" in response.content.decode()
     assert sha256(path) == digest
+
+
+def test_a_delete_the_store_refuses_is_shown_not_a_server_error(client_as, synced):
+    """The store's composite changed since memadmin read it: the delete page says so."""
+    path, upstream = synced
+    composites_publish(upstream=upstream, actor="system")
+    memories = {m.upstream_id: m for m in Memory.objects.all()}
+    composite = composite_create(
+        head=memories[1], type="theme", members=[memories[2]], actor="agent"
+    )
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("UPDATE composites SET cursor = 0, type = 'cause'")
+    connection.close()
+    response = client_as("editor").post(
+        reverse("composites:delete", args=[composite.pk]),
+        {"fingerprint": composite_fingerprint(composite), "reason": ""},
+    )
+    assert response.status_code == 409
+    assert "changed since memadmin read it" in response.content.decode()
+    assert Composite.objects.filter(pk=composite.pk).exists()
