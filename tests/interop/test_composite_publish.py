@@ -24,7 +24,7 @@ from memadmin.interop.composite_publish import (
 )
 from memadmin.interop.models import StoreComposite, StoreComposites, UpstreamStore
 from memadmin.interop.sync_services import context_db_sync
-from memadmin.memories.merge_services import memory_merge
+from memadmin.memories.merge_services import memory_merge, memory_merge_undo
 from memadmin.memories.models import Memory
 from tests.interop.conftest import rows_for, sha256
 
@@ -242,3 +242,15 @@ def test_the_sync_command_publishes_with_its_flag(store):
     out = StringIO()
     call_command("sync_context_db", str(path), "--no-progress", "--publish-composites", stdout=out)
     assert "tables created: none (they were there)" in out.getvalue()
+
+
+def test_undoing_a_merge_puts_the_store_members_back(synced):
+    """The undo restores the store's composite as it was before the merge."""
+    path, upstream, memories = synced
+    composites_publish(upstream=upstream, actor="system")
+    composite_create(
+        head=memories[1], type="sequence", members=[memories[2], memories[3]], actor="agent"
+    )
+    result = memory_merge(memories=[memories[2], memories[3]], content="Both.", actor="agent")
+    memory_merge_undo(result=result, actor="agent")
+    assert store_composites(path) == [("sequence", 1, 0, [2, 3])]
