@@ -96,7 +96,7 @@ def store_state(connection: sqlite3.Connection, upstream_id: int) -> dict | None
     return {"type": row[0], "head": row[1], "cursor": row[2], "members": members}
 
 
-def _write_state(connection: sqlite3.Connection, upstream_id: int | None, state, now: int) -> int:
+def write_state(connection: sqlite3.Connection, upstream_id: int | None, state, now: int) -> int:
     """Write the state as the store's composite ``upstream_id`` (a new row when None)."""
     if upstream_id is None:
         cursor = connection.execute(
@@ -154,7 +154,7 @@ def foreign_shape(path: str | Path) -> str:
         connection.close()
 
 
-def _link_save(composite: Composite, upstream: UpstreamStore, upstream_id: int, digest, now):
+def link_save(composite: Composite, upstream: UpstreamStore, upstream_id: int, digest, now):
     StoreComposite.objects.update_or_create(
         composite=composite,
         defaults={"store": upstream, "upstream_id": upstream_id, "digest": digest, "read_at": now},
@@ -193,9 +193,7 @@ def composites_publish(*, upstream: UpstreamStore, actor) -> list[str]:
                 known = links.get(composite.pk)
                 if known is not None and store_state(tx.connection, known) is None:
                     known = None
-                written[composite.pk] = _write_state(
-                    tx.connection, known, states[composite.pk], now
-                )
+                written[composite.pk] = write_state(tx.connection, known, states[composite.pk], now)
     except ddl.ForeignShape as error:
         raise PublishRefused(
             f"{upstream.path}: {error}.", code="composites_foreign_shape"
@@ -203,7 +201,7 @@ def composites_publish(*, upstream: UpstreamStore, actor) -> list[str]:
     except StoreError as error:
         raise refused_error(upstream, error) from error
     for composite in composites:
-        _link_save(
+        link_save(
             composite, upstream, written[composite.pk], state_digest(states[composite.pk]), now
         )
     StoreComposites.objects.update_or_create(
@@ -248,15 +246,17 @@ class CompositeGateway:
         upstream = project_store(composite.project)
         if not published(upstream) or store_mode() == OFF:
             return
-        if store_mode() != THROUGH:
-            raise PublishRefused(
-                f"{upstream.path} publishes composites, and this server cannot reach it "
-                "(MEMADMIN_STORE_WRITES=pending): edit composites where the store is. "
-                "Nothing was saved.",
-                code="store_pending_composite",
-            )
         link = StoreComposite.objects.filter(composite_id=composite.pk).first()
         deleting = action == "composite_deleted"
+        if store_mode() != THROUGH:
+            if deleting and link is not None:
+                raise PublishRefused(
+                    f"{upstream.path} publishes composites, and this server cannot reach it "
+                    "(MEMADMIN_STORE_WRITES=pending): delete the composite where the store "
+                    "is. Nothing was deleted.",
+                    code="store_pending_composite",
+                )
+            return  # kept in memadmin; the next sync with the file pushes it
         state = None if deleting else memadmin_state(composite)
         now = now_ms()
         try:
@@ -293,10 +293,10 @@ class CompositeGateway:
                         tx.connection.execute("DELETE FROM composites WHERE id = ?", (upstream_id,))
                     return
                 if not written:
-                    upstream_id = _write_state(tx.connection, upstream_id, state, now)
+                    upstream_id = write_state(tx.connection, upstream_id, state, now)
         except StoreError as error:
             raise refused_error(upstream, error) from error
-        _link_save(composite, upstream, upstream_id, state_digest(state), now)
+        link_save(composite, upstream, upstream_id, state_digest(state), now)
 
 
 GATEWAY = CompositeGateway()

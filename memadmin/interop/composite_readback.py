@@ -32,6 +32,7 @@ from memadmin.core.contextdb.opening import open_readonly
 from memadmin.memories.models import Memory
 
 from .composite_publish import PublishRefused, memadmin_state, state_digest
+from .composite_push import composites_push
 from .models import StoreComposite, UpstreamStore
 from .store_writes import store_timeout
 
@@ -335,16 +336,22 @@ def plugin_merges_repoint(*, upstream: UpstreamStore | None) -> tuple[int, list[
     return touched, problems
 
 
-def composites_after_sync(run, path: Path):
-    """Read the composite tables back and follow the plugin's merges; note both on the run.
+def composites_after_sync(run, path: Path, *, push: bool = True):
+    """Read the composite tables back, push what memadmin kept, follow the plugin's merges.
 
-    ``run`` is the sync's SyncRun (None when an incremental sync found no memory changed).
-    Return ``run``.
+    ``run`` is the sync's SyncRun (None when an incremental sync found no memory changed);
+    without ``push`` (a pull-only sync) nothing is written to the store. Note the problems
+    and repointings on the run; return ``run``.
     """
     upstream = run.store if run is not None else None
     if upstream is None:
         upstream = UpstreamStore.objects.filter(path=str(Path(path).resolve())).first()
     problems = composites_sync(upstream=upstream, path=path)
+    if push:
+        pushed, refusals = composites_push(upstream=upstream, path=path)
+        problems += refusals
+        if pushed:
+            problems.append(_problem("composites", None, f"{pushed} composite(s) pushed"))
     repointed, refusals = plugin_merges_repoint(upstream=upstream)
     problems += refusals
     if run is not None and (problems or repointed):

@@ -176,7 +176,7 @@ def context_db_sync(
     ):
         try:
             synced = _sync(run, report, pack, timeout, incremental, record_empty)
-            return composites_after_sync(synced, path)
+            return composites_after_sync(synced, path, push=not run.pull_only)
         except (SyncRefused, SyncBusy):
             raise
         except Exception as error:

@@ -3,9 +3,10 @@
 import sqlite3
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from memadmin.composites.models import Composite
-from memadmin.composites.services import composite_create, composite_member_add
+from memadmin.composites.services import composite_create, composite_delete, composite_member_add
 from memadmin.core.contextdb import composites_ddl
 from memadmin.interop.composite_publish import composites_publish
 from memadmin.interop.models import StoreComposite, SyncRun, UpstreamStore
@@ -182,3 +183,34 @@ def test_tables_dropped_by_someone_else_delete_nothing_here(published):
     run_sql(published, "DROP TABLE composite_members", "DROP TABLE composites")
     context_db_sync(path=published)
     assert memadmin_composites() == [("theme", 1, [2])]
+
+
+def test_edits_kept_pending_are_pushed_by_the_next_sync(published, settings):
+    """On a server without the file edits are kept; deleting is refused; a sync pushes them."""
+    memories = {m.upstream_id: m for m in Memory.objects.all()}
+    settings.MEMADMIN_STORE_WRITES = "pending"
+    composite = composite_create(
+        head=memories[1], type="theme", members=[memories[2]], actor="agent"
+    )
+    composite_member_add(composite=composite, members=[memories[3]], actor="agent")
+    assert store_composites(published) == []
+    settings.MEMADMIN_STORE_WRITES = "through"
+    context_db_sync(path=published)
+    assert store_composites(published) == [("theme", 1, 0, [2, 3])]
+    settings.MEMADMIN_STORE_WRITES = "pending"
+    with pytest.raises(ValidationError, match="delete the composite where the store is"):
+        composite_delete(composite=composite, actor="agent")
+    composite_member_add(composite=composite, members=[memories[4]], actor="agent")
+    context_db_sync(path=published)
+    assert store_composites(published) == [("theme", 1, 0, [2, 3, 4])]
+    assert any("1 composite(s) pushed" in w for w in last_warnings())
+
+
+def test_a_pull_only_sync_pushes_nothing(published, settings):
+    """`--pull-only` leaves memadmin's kept composite edits out of the store."""
+    memories = {m.upstream_id: m for m in Memory.objects.all()}
+    settings.MEMADMIN_STORE_WRITES = "pending"
+    composite_create(head=memories[1], type="theme", members=[memories[2]], actor="agent")
+    settings.MEMADMIN_STORE_WRITES = "through"
+    context_db_sync(path=published, pull_only=True)
+    assert store_composites(published) == []
