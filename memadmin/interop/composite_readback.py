@@ -124,9 +124,14 @@ class _Reader:
             return None
         return {"type": row["type"], "head": head, "cursor": row["cursor"], "members": members}
 
-    def refuse_cycles(self, states: dict[int, dict]) -> None:
-        """Report the composites whose headers head each other round a cycle."""
+    def refuse_cycles(self, states: dict[int, dict], kept: list[tuple[int, int]]) -> None:
+        """Report the composites whose headers head each other round a cycle.
+
+        ``kept`` are the (head, member) pairs of memadmin's composites the read-back leaves.
+        """
         edges = defaultdict(set)
+        for head, member in kept:
+            edges[head].add(member)
         for state in states.values():
             edges[state["head"].pk] |= {member.pk for member in state["members"]}
         for cid, state in states.items():
@@ -255,7 +260,13 @@ def composites_sync(*, upstream: UpstreamStore | None, path: Path) -> list[dict]
             )
             continue
         changed[row["id"]] = (state, row)
-    reader.refuse_cycles({cid: state for cid, (state, _) in changed.items()})
+    replaced = [links[uid].composite_id for uid in changed if uid in links]
+    kept = (
+        CompositeMember.objects.filter(composite__project__upstream_link__store=upstream)
+        .exclude(composite_id__in=replaced)
+        .values_list("composite__head_id", "member_id")
+    )
+    reader.refuse_cycles({cid: state for cid, (state, _) in changed.items()}, list(kept))
     gone = [link for uid, link in links.items() if uid not in {row["id"] for row in rows}]
     if reader.problems:
         return reader.problems + conflicts

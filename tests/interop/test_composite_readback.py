@@ -214,3 +214,13 @@ def test_a_pull_only_sync_pushes_nothing(published, settings):
     settings.MEMADMIN_STORE_WRITES = "through"
     context_db_sync(path=published, pull_only=True)
     assert store_composites(published) == []
+
+
+def test_a_cycle_through_a_composite_memadmin_has_is_reported(published):
+    """A row heading memadmin's own head round a cycle is refused, nothing imported."""
+    memories = {m.upstream_id: m for m in Memory.objects.all()}
+    composite_create(head=memories[1], type="theme", members=[memories[2]], actor="agent")
+    add_composite(published, "theme", 2, [1])
+    context_db_sync(path=published)
+    assert memadmin_composites() == [("theme", 1, [2])]
+    assert any("a cycle of headers" in w for w in last_warnings())
