@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("composites", "0009_change_id"),
+        ("composites", "0002_initial"),
         ("interop", "0006_merge_pending_criteria"),
     ]
 
