@@ -14,6 +14,7 @@ from memadmin.memories.models import Memory
 
 from .models import Composite
 from .positions import locked
+from .store_gateway import store_write
 from .versions import refuse_changed
 
 
@@ -87,6 +88,7 @@ def record(composite: Composite, *, action: str, changes: dict) -> None:
     """Record one audit event on the composite, under its project and its head's category.
 
     Call it inside the service's `acting` block, so the event names the actor and reason.
+    Then write the composite through to its store, when published (`store_gateway`).
     """
     audit_record(
         action=action,
@@ -95,3 +97,4 @@ def record(composite: Composite, *, action: str, changes: dict) -> None:
         category=composite.head.category,
         changes=changes,
     )
+    store_write(composite=composite, action=action)

@@ -205,7 +205,7 @@ def composite_remove(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                     reason=form.cleaned_data["reason"],
                     expected_fingerprint=form.cleaned_data["fingerprint"],
                 )
-        except CompositeChanged as changed:
+        except ValidationError as changed:  # CompositeChanged, or the store refused
             form.add_error(None, changed)
             composite = get_object_or_404(composites, pk=pk)  # as the refusal found it
             status = 409

@@ -5,11 +5,14 @@ class InteropConfig(AppConfig):
     name = "memadmin.interop"
 
     def ready(self) -> None:
+        from memadmin.composites import store_gateway as composite_gateway
         from memadmin.memories import store_gateway
         from memadmin.taxonomy import store_hooks
 
+        from .composite_publish import GATEWAY as COMPOSITE_GATEWAY
         from .criteria_writes import CRITERIA_GATEWAY
         from .store_writes import GATEWAY
 
         store_gateway.register(GATEWAY)
         store_hooks.register(CRITERIA_GATEWAY)
+        composite_gateway.register(COMPOSITE_GATEWAY)

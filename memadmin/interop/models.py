@@ -391,3 +391,6 @@ class PendingCriteria(models.Model):
 
     def __str__(self) -> str:
         return f"criteria of {self.project_id} pending since {self.since}"
+
+
+from .composite_models import StoreComposite, StoreComposites  # noqa: E402, F401

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from memadmin.core.clock import now_ms
-from memadmin.core.contextdb import StoreError
+from memadmin.core.contextdb import StoreError, composites_ddl
 from memadmin.core.contextdb import writing as store
 from memadmin.core.contextdb.opening import open_readonly
 from memadmin.memories.models import Memory
@@ -37,7 +37,7 @@ from memadmin.memories.store_gateway import (
 )
 from memadmin.projects.models import Project
 
-from .models import StoreBase, SyncConflict, UpstreamProject, UpstreamStore
+from .models import StoreBase, StoreComposites, SyncConflict, UpstreamProject, UpstreamStore
 from .store_values import (
     bases_of,
     bases_record,
@@ -228,6 +228,9 @@ class _Write:
         self.olds = olds
         self.identity = project.identity
         self.digests: dict[int, str] = {}
+        self.publishes_composites = StoreComposites.objects.filter(
+            store=upstream, published=True
+        ).exists()
 
     def run(self) -> None:
         bases = bases_of(self.olds)
@@ -249,6 +252,7 @@ class _Write:
         ) as tx:
             tx.check_project(self.identity)
             new_ids: dict[int, int] = {}
+            successors: dict[int, int] = {}
             # New rows first (a memory of the project the store lacks becomes one), so
             # a supersede in the same call can name the row it points at.
             for change in self.changes:
@@ -286,6 +290,12 @@ class _Write:
                 if change.kind == "supersede":
                     successor = _upstream_of_successor(memory, upstream_of, new_ids)
                 tx.update(memory.upstream_id, sets, expected=expected, superseded_by=successor)
+                if successor is not None:
+                    successors[memory.upstream_id] = successor
+            if successors and self.publishes_composites:
+                # Compression fate: the store's composite rows follow the merge, in this
+                # transaction (memadmin's own rows follow in `composites_repoint`).
+                composites_ddl.repoint_members(tx.connection, successors, now_ms())
 
     def settle(self) -> None:
         """Record the bases: each memory's curated values are the store's now."""

@@ -30,6 +30,7 @@ from memadmin.core.packs import PackError, PackNotFoundError, PackSpec
 from memadmin.memories.models import Memory
 from memadmin.taxonomy.services import pack_load
 
+from .composite_readback import composites_after_sync
 from .models import StoreBase, StoreWatermark, SyncRun, UpstreamStore
 from .store_writes import OFF, store_mode
 from .sync_lock import SyncBusy, sync_lock
@@ -174,7 +175,8 @@ def context_db_sync(
         sync_lock(wait=lock_wait),
     ):
         try:
-            return _sync(run, report, pack, timeout, incremental, record_empty)
+            synced = _sync(run, report, pack, timeout, incremental, record_empty)
+            return composites_after_sync(synced, path, push=not run.pull_only)
         except (SyncRefused, SyncBusy):
             raise
         except Exception as error:

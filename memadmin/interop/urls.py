@@ -1,12 +1,27 @@
 from django.urls import path
 
-from . import conflict_views, views, workspace_views
+from . import composite_views, conflict_views, views, workspace_views
 
 app_name = "interop"
 
 urlpatterns = [
     path("", views.index, name="index"),
     path("stores/<int:pk>/sync/", views.store_sync, name="store_sync"),
+    path(
+        "stores/<int:pk>/composites/publish/",
+        composite_views.store_composites_publish,
+        name="store_composites_publish",
+    ),
+    path(
+        "stores/<int:pk>/composites/unpublish/",
+        composite_views.store_composites_unpublish,
+        name="store_composites_unpublish",
+    ),
+    path(
+        "stores/<int:pk>/composites/drop/",
+        composite_views.store_composites_drop,
+        name="store_composites_drop",
+    ),
     path(
         "conflicts/<int:pk>/resolve/",
         conflict_views.conflict_resolve_view,

@@ -1,7 +1,11 @@
 """`manage.py sync_context_db PATH [--project P]`: bring a magic-context store's memories in."""
 
+from pathlib import Path
+
 from django.core.management.base import BaseCommand, CommandError
 
+from memadmin.interop.composite_publish import PublishRefused, composites_publish
+from memadmin.interop.models import UpstreamStore
 from memadmin.interop.progress import ProgressBar
 from memadmin.interop.sync_services import DEFAULT_PACK, SyncRefused, context_db_sync
 
@@ -36,6 +40,13 @@ class Command(BaseCommand):
             "whole); nothing changed prints so and records no run",
         )
         parser.add_argument(
+            "--publish-composites",
+            action="store_true",
+            help="after the sync, publish composites to the store: create its two composite "
+            "tables (refused, creating nothing, if tables of those names have another shape) "
+            "and write every composite of its projects; later edits are written through",
+        )
+        parser.add_argument(
             "--pull-only",
             action="store_true",
             help="take the store's rows as they are: push nothing, keep no conflict",
@@ -43,6 +54,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         bar = None if options["no_progress"] else ProgressBar(self.stderr)
+        self._path = options["path"]
         try:
             run = context_db_sync(
                 path=options["path"],
@@ -68,14 +80,35 @@ class Command(BaseCommand):
             bar.close()
         if run is None:
             self.stdout.write(f"{options['path']}: nothing changed since the last sync")
+        else:
+            self.stdout.write(summary_text(run))
+        if options["publish_composites"]:
+            self._publish(run)
+        if run is None:
             return
-        self.stdout.write(summary_text(run))
         for warning in run.warnings[:PROBLEMS_SHOWN]:
             row = "" if warning["row"] is None else f" row {warning['row']}"
             self.stdout.write(
                 f"  warning: {warning['table']}{row}, column {warning['column']}: "
                 f"{warning['problem']}"
             )
+
+    def _publish(self, run) -> None:
+        upstream = (
+            run.store
+            if run is not None and run.store is not None
+            else UpstreamStore.objects.filter(
+                path__in=[str(self._path), str(Path(self._path).resolve())]
+            ).first()
+        )
+        if upstream is None:
+            raise CommandError("no synced store to publish composites to")
+        try:
+            created = composites_publish(upstream=upstream, actor="system")
+        except PublishRefused as refused:
+            raise CommandError(" ".join(refused.messages)) from refused
+        made = ", ".join(created) if created else "none (they were there)"
+        self.stdout.write(f"  composites published to {upstream.path}; tables created: {made}")
 
 
 def summary_text(run) -> str:
