@@ -58,7 +58,8 @@ def test_the_same_flow_works_without_javascript(browser, live_server, many_memor
     page.fill("#id_username", "viewer")
     page.fill("#id_password", "correct horse battery staple")
     page.click("button[type=submit]")
-    page.wait_for_url("**/memories/**")
+    page.wait_for_url(f"{live_server.url}/")  # the overview
+    page.goto(f"{live_server.url}/memories/")
     page.fill("#id_q", "backups")
     page.click("form.filters button[type=submit]")
     page.wait_for_url("**q=backups**")
