@@ -91,7 +91,7 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
         except ValidationError as error:
             plan = _plan_now(data["action"], data["ids"], options)
             return _review(request, form, plan, refusals=error.messages, status=409)
-        if plan.change and data["action"] != "add":  # memory versions: the undo reverts them
+        if plan.change:  # the undo reverts the memories' versions, or takes the added out
             undo_message(request, _done(plan), change_id=change.change_id)
         else:
             messages.success(request, _done(plan))
