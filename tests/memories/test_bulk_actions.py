@@ -43,6 +43,7 @@ def test_a_page_of_live_rows_offers_no_restore(client_as, rows):
     """The default list (live memories): archive, move, add, and merge (two share a category)."""
     html = client_as("editor").get("/memories/").content.decode()
     assert offered(html) == ["archive", "move", "add", "merge"]
+    assert "{#" not in html and "{%" not in html  # the template's comments stay comments
 
 
 def test_the_selection_narrows_the_actions(client_as, rows):
