@@ -57,6 +57,7 @@ VIEW_ROLE = {
     "audit:criteria_revert": "curator",
     "interop:conflict_resolve": "curator",  # choosing between two people's texts
     "taxonomy:facts": "viewer",  # checking pasted historian output reads, never writes
+    "memories:bulk_actions": "editor",  # a read, but only of the bulk bar editors have
 }
 
 

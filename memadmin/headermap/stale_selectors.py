@@ -1,8 +1,9 @@
 """Read which headers are stale: their details changed after the header was last synced.
 
 A header is a live memory heading at least one composite; its details are the members of
-those composites. It was last synced at `HeaderSync.synced_at`, or, never synced, when it
-was created. It is stale when, since then:
+those composites. It was last synced at `HeaderSync.synced_at`, or, never synced, when its
+first composite was made (the earliest `made_at`: the details it was made over, however old,
+are where a header starts). It is stale when, since then:
 
 - a detail changed: its `updated_at` is later. What changed is read from the details'
   simple-history versions, whose `updated_at` is on the same clock;
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Exists, F, IntegerField, OuterRef, QuerySet
+from django.db.models import Exists, F, IntegerField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from memadmin.composites.models import Composite, CompositeMember
@@ -107,10 +108,22 @@ class StaleHeader:
         return hashlib.sha256(json.dumps(shown).encode()).hexdigest()[:32]
 
 
+def _first_made(head: str) -> Subquery:
+    """Return the earliest `made_at` of the composites headed by the memory at `head`."""
+    made = Composite.objects.filter(head=OuterRef(head)).order_by("made_at").values("made_at")
+    return Subquery(made[:1], output_field=IntegerField())
+
+
 def _since(head: str) -> Coalesce:
-    """Return the time a header's details are compared with: its sync, else its creation."""
+    """Return the time a header's details are compared with: its sync, else its first making.
+
+    `head` is the path to the header from the rows filtered ("head", "composite__head").
+    """
     return Coalesce(
-        F(f"{head}__header_sync__synced_at"), F(f"{head}__created_at"), output_field=IntegerField()
+        F(f"{head}__header_sync__synced_at"),
+        _first_made(head),
+        F(f"{head}__created_at"),
+        output_field=IntegerField(),
     )
 
 
@@ -226,7 +239,12 @@ def stale_order(project: Project | None = None) -> list[int]:
 
 
 def _since_of_row() -> Coalesce:
-    return Coalesce(F("header_sync__synced_at"), F("created_at"), output_field=IntegerField())
+    return Coalesce(
+        F("header_sync__synced_at"),
+        _first_made("pk"),
+        F("created_at"),
+        output_field=IntegerField(),
+    )
 
 
 def stale_headers(
@@ -247,7 +265,11 @@ def stale_headers(
     heads = {head for head, _ in pairs} | {composite.head_id for composite in composites}
     if not heads:
         return []
-    headers = Memory.objects.select_related("project", "header_sync").in_bulk(heads)
+    headers = (
+        Memory.objects.select_related("project", "header_sync")
+        .annotate(first_made=_first_made("pk"))
+        .in_bulk(heads)
+    )
     changed = {detail for _, detail in pairs}
     named = {pk for _, event in events for pk in event["members"]}
     details = Memory.objects.in_bulk(changed | named)
@@ -271,7 +293,11 @@ def stale_header(header: Memory) -> StaleHeader | None:
 
 
 def _since_of(header: Memory) -> int:
-    return header.header_sync.synced_at if _has_sync(header) else header.created_at
+    """Return the header's sync, else its first composite's making (annotated `first_made`)."""
+    if _has_sync(header):
+        return header.header_sync.synced_at
+    first_made = getattr(header, "first_made", None)
+    return header.created_at if first_made is None else first_made
 
 
 def _has_sync(header: Memory) -> bool:

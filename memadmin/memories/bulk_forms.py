@@ -8,10 +8,18 @@ from memadmin.core.numbers import parse_id
 from memadmin.number_fields import WholeNumberField
 from memadmin.taxonomy.models import Category
 
-from .bulk_services import ACTIONS
+from .bulk_services import ACTIONS, MERGE
 from .picker import COMPOSITE_HINT, PickerInput, typed_id
 
-MERGE = "merge"
+# How the bulk bar's select names each action: those needing more input end in "…".
+ACTION_LABELS = {
+    "archive": "Archive",
+    "restore": "Restore",
+    "move": "Move to category…",
+    "add": "Add to composite…",
+    MERGE: "Merge into one…",
+}
+ACTION_CHOICES = [(action, ACTION_LABELS[action]) for action in [*ACTIONS, MERGE]]
 
 
 class SelectedIdsField(forms.Field):
@@ -69,7 +77,11 @@ class BulkForm(forms.Form):
     """The selection and the action, from the memory list or the confirmation page."""
 
     ids = SelectedIdsField(label="Memories")
-    action = forms.ChoiceField(choices=[*ACTIONS.items(), (MERGE, "merge into one")])
+    action = forms.ChoiceField(
+        choices=ACTION_CHOICES,
+        label="With the selected rows",
+        widget=forms.Select(attrs={"id": "bulk-action"}),
+    )
     category = forms.ChoiceField(
         required=False, label="Category", widget=forms.Select(attrs={"id": "bulk-category"})
     )
@@ -87,13 +99,23 @@ class BulkForm(forms.Form):
     next = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def __init__(
-        self, *args, project=None, categories: list[tuple[str, str]] | None = None, **kwargs
+        self,
+        *args,
+        project=None,
+        categories: list[tuple[str, str]] | None = None,
+        actions: list[str] | None = None,
+        **kwargs,
     ):
         """Offer `categories` for a move (the list's selection), else every known category.
 
         The composite picker searches `project`'s composites when the list shows one project.
+        `actions` (from `actions_allowed`) narrows the actions the select offers.
         """
         super().__init__(*args, **kwargs)
+        if actions is not None:
+            self.fields["action"].choices = [
+                choice for choice in ACTION_CHOICES if choice[0] in actions
+            ]
         self.fields["category"].choices = [("", "—"), *(categories or category_choices())]
         composite = self.fields["composite"].widget
         composite.attrs["id"] = "bulk-composite"

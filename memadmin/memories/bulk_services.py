@@ -38,6 +38,8 @@ ACTIONS = {
     "add": "add to a composite",
 }
 
+MERGE = "merge"  # offered beside ACTIONS; the merge page (`merge_services`) carries it out
+
 # What each action records and writes on a memory ("add" writes composite memberships instead).
 AUDIT_ACTIONS = {"archive": "archived", "restore": "restored", "move": "recategorised"}
 WRITTEN_FIELDS = {
@@ -119,6 +121,36 @@ def bulk_plan(
     else:
         _plan_add(plan, memories, composite)
     return plan
+
+
+def actions_allowed(
+    memories: Sequence[Memory], *, chosen: bool, can_move: bool = True
+) -> list[str]:
+    """Return the actions (ACTIONS, then MERGE) that could change some of `memories`.
+
+    `chosen` says they are the selection itself; otherwise they are the rows a selection is
+    taken from (a page of the list), and merge is offered if two of them could merge. An
+    action every memory would refuse or leave as it is is not offered; `can_move` is False
+    when there is no category to move to.
+    """
+    live = [memory for memory in memories if memory.status != Memory.Status.ARCHIVED]
+    allowed = []
+    if live:
+        allowed.append("archive")
+    if any(m.status == Memory.Status.ARCHIVED and m.superseded_by_id is None for m in memories):
+        allowed.append("restore")
+    if memories and can_move:
+        allowed.append("move")
+    if live:
+        allowed.append("add")
+    groups = {(memory.project_id, memory.category) for memory in live}
+    if chosen:
+        mergeable = len(live) == len(memories) >= 2 and len(groups) == 1
+    else:
+        mergeable = len(groups) < len(live)  # two live rows share project and category
+    if mergeable:
+        allowed.append(MERGE)
+    return allowed
 
 
 def _plan_move(plan: BulkPlan, memories: Sequence[Memory], category: str) -> None:

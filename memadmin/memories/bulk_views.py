@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memadmin.accounts.roles import role_required
 from memadmin.audit.context import acting
@@ -23,10 +23,11 @@ from memadmin.audit.undo_messages import undo_message
 from memadmin.core.numbers import ids_in
 from memadmin.htmx_request import HtmxHttpRequest
 
-from .bulk_forms import MERGE, BulkForm, MergeForm
-from .bulk_services import ACTIONS, BulkPlan, StalePlan, bulk_apply, bulk_plan
+from .bulk_forms import MERGE, BulkForm, MergeForm, category_choices
+from .bulk_services import ACTIONS, BulkPlan, StalePlan, actions_allowed, bulk_apply, bulk_plan
 from .merge_services import memory_merge, memory_merge_undo
 from .models import Memory
+from .tables import MAX_PER_PAGE
 
 PAST_TENSE = {
     "archive": "Archived",
@@ -91,7 +92,7 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
         except ValidationError as error:
             plan = _plan_now(data["action"], data["ids"], options)
             return _review(request, form, plan, refusals=error.messages, status=409)
-        if plan.change and data["action"] != "add":  # memory versions: the undo reverts them
+        if plan.change:  # the undo reverts the memories' versions, or takes the added out
             undo_message(request, _done(plan), change_id=change.change_id)
         else:
             messages.success(request, _done(plan))
@@ -103,6 +104,26 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
             messages.error(request, message)
         return redirect(_list_url(form))
     return _review(request, form, plan, status=400 if form.errors else 200)
+
+
+@require_GET
+@role_required("editor")
+def bulk_actions(request: HtmxHttpRequest) -> HttpResponse:
+    """Answer the list's action select narrowed to what the ticked rows allow.
+
+    With no row ticked, `shown` (the page's ids, comma-separated) stands for the selection
+    to come. The action chosen stays chosen while it is still allowed.
+    """
+    chosen = ids_in(request.GET.getlist("ids"))[:MAX_PER_PAGE]
+    ids = chosen or ids_in(request.GET.get("shown", "").split(","))[:MAX_PER_PAGE]
+    memories = _selected(ids)
+    projects = {memory.project for memory in memories}
+    project = next(iter(projects)) if len(projects) == 1 else None
+    categories = category_choices(project, common=project is None)
+    actions = actions_allowed(memories, chosen=bool(chosen), can_move=bool(categories))
+    current = request.GET.get("action", "")
+    form = BulkForm(initial={"action": current} if current in actions else {}, actions=actions)
+    return render(request, "memories/list.html#bulk-action-choice", {"bulk_form": form})
 
 
 def _selected(ids: list[int]) -> list[Memory]:

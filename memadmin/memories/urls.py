@@ -11,6 +11,7 @@ urlpatterns = [
     path("<int:pk>/", views.memory_detail, name="detail"),
     path("<int:pk>/edit/", views.memory_edit, name="edit"),
     path("bulk/", bulk_views.bulk, name="bulk"),
+    path("bulk/actions/", bulk_views.bulk_actions, name="bulk_actions"),
     path("merge/", bulk_views.merge, name="merge"),
     path("<int:pk>/unmerge/", bulk_views.unmerge, name="unmerge"),
 ]

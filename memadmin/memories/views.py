@@ -17,6 +17,7 @@ from memadmin.projects.models import Project
 
 from . import selectors
 from .bulk_forms import BulkForm, category_choices
+from .bulk_services import actions_allowed
 from .forms import MemoryFilterForm, MemoryForm
 from .models import Memory
 from .search import uses_index
@@ -48,10 +49,13 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     if can_edit:
         # A move offers only categories every row of the list could take.
         categories = category_choices(filters["project"], common=filters["project"] is None)
+        # Only the actions some row of this page allows; with htmx, the selection narrows them.
+        rows = [row.record for row in table.paginated_rows]
         context["bulk_form"] = BulkForm(
             initial={"next": request.get_full_path()},
             project=filters.get("project"),
             categories=categories,
+            actions=actions_allowed(rows, chosen=False, can_move=bool(categories)),
         )
     return render(request, template_name, context)
 

@@ -4,11 +4,12 @@ A change is everything written under one change id (`audit.context.acting`): a b
 an archive, an edit, a criteria clear, a composite's deletion. Undoing it writes new
 versions, never rewrites old ones: each memory the change touched goes back to its version
 from just before (`memory_revert`), each category's criteria likewise (`criteria_revert`),
-a deleted composite is made again from what its deletion recorded (`composite_create`).
+a deleted composite is made again from what its deletion recorded (`composite_create`), and
+memories added to a composite are taken out again (`composite_member_remove`).
 
 Refused whole, nothing written: an unknown change, one undone already, or one that something
 later has written over (a newer version of one of its memories or categories): undoing it
-would overwrite that newer write.
+would overwrite that newer write (for an add to a composite: its members changed since).
 """
 
 from dataclasses import dataclass
@@ -22,7 +23,11 @@ from memadmin.audit.context import acting
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import audit_record
 from memadmin.composites.models import Composite
-from memadmin.composites.services import composite_create, composite_cursor_set
+from memadmin.composites.services import (
+    composite_create,
+    composite_cursor_set,
+    composite_member_remove,
+)
 from memadmin.history.revert_services import criteria_revert, memory_revert
 from memadmin.memories.models import Memory
 from memadmin.taxonomy.models import Category
@@ -37,6 +42,8 @@ class Undone:
     memories: int = 0
     categories: int = 0
     composite: Composite | None = None
+    taken_out: int = 0
+    taken_out_of: Composite | None = None
 
     def summary(self) -> str:
         """Return a sentence for the person who asked."""
@@ -49,6 +56,12 @@ class Undone:
             )
         if self.composite is not None:
             parts.append(f"composite “{self.composite.title or self.composite.type}” made again")
+        if self.taken_out_of is not None:
+            count = self.taken_out
+            parts.append(
+                f"{count} member{'' if count == 1 else 's'} taken out of "
+                f"“{self.taken_out_of.title or self.taken_out_of.type}”"
+            )
         return "Undone: " + ", ".join(parts) + "."
 
 
@@ -86,7 +99,8 @@ def change_undo(*, change_id: UUID, actor) -> Undone:
         Category.history.filter(history_change_id=change_id).values_list("id", flat=True)
     )
     deleted = [event for event in events if event.action == "composite_deleted"]
-    if not (memory_ids or category_ids or deleted):
+    added = [event for event in events if event.action == "composite_member_added"]
+    if not (memory_ids or category_ids or deleted or added):
         raise ValidationError("This change cannot be undone here; see its history.")
     if category_ids and not has_role(actor, "curator"):
         raise PermissionDenied("Undoing a criteria change needs the curator role.")
@@ -100,6 +114,7 @@ def change_undo(*, change_id: UUID, actor) -> Undone:
         for version in category_versions.values():
             criteria_revert(version=version, actor=actor, reason=reason)
         composite = _remake(deleted[0], actor=actor, reason=reason) if deleted else None
+        taken_out = [_take_out(event, actor=actor, reason=reason) for event in added]
         audit_record(
             action=UNDONE,
             target=events[0],
@@ -107,7 +122,33 @@ def change_undo(*, change_id: UUID, actor) -> Undone:
             object_type="change",
             changes={"undoes": str(change_id), "action": events[0].action},
         )
-    return Undone(memories=len(memory_ids), categories=len(category_ids), composite=composite)
+    return Undone(
+        memories=len(memory_ids),
+        categories=len(category_ids),
+        composite=composite,
+        taken_out=sum(count for _, count in taken_out),
+        taken_out_of=taken_out[0][0] if taken_out else None,
+    )
+
+
+def _take_out(event: AuditEvent, *, actor, reason: str) -> tuple[Composite, int]:
+    """Take the memories an add put in a composite out again; refuse if its members moved on."""
+    composite = Composite.objects.filter(pk=event.object_id).first()
+    if composite is None:
+        raise ValidationError("The composite these memories were added to no longer exists.")
+    before, after = event.changes["members"]
+    now = list(composite.members.order_by("position").values_list("member_id", flat=True))
+    if now != after:
+        raise ValidationError(
+            f"The members of “{composite.title or composite.type}” changed after this change; "
+            "take them out on the composite's page instead, so the newer change is not lost."
+        )
+    added = [pk for pk in after if pk not in set(before)]
+    for member in Memory.objects.filter(pk__in=added).order_by("pk"):
+        composite = composite_member_remove(
+            composite=composite, member=member, actor=actor, reason=reason
+        )
+    return composite, len(added)
 
 
 def _remake(event: AuditEvent, *, actor, reason: str) -> Composite:

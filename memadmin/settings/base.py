@@ -187,7 +187,7 @@ PERMISSIONS_POLICY = {
 } | {"clipboard-write": ["self"]}
 
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "memories:list"
+LOGIN_REDIRECT_URL = "home"  # the overview
 LOGOUT_REDIRECT_URL = "login"
 
 # Pages are served from this host only: htmx comes from django-htmx's bundled copy, styles from

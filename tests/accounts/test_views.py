@@ -85,3 +85,12 @@ def test_an_unknown_role_is_a_bad_request(client_as, people):
         reverse("accounts:role", args=[people["viewer"].pk]), {"role": "owner"}
     )
     assert response.status_code == 400
+
+
+def test_logging_in_lands_on_the_overview(client, people):
+    """After the login form, a person sees the overview, not a list."""
+    from tests.conftest import PASSWORD
+
+    response = client.post("/login/", {"username": "viewer", "password": PASSWORD})
+    assert response.status_code == 302 and response["Location"] == reverse("home") == "/"
+    assert client.get(response["Location"]).status_code == 200

@@ -59,7 +59,7 @@ def test_previewing_a_split_without_javascript_keeps_the_token_out_of_the_addres
     page.fill("#id_username", "editor")
     page.fill("#id_password", "correct horse battery staple")
     page.click("button[type=submit]")
-    page.wait_for_url("**/memories/**")
+    page.wait_for_url(f"{live_server.url}/")  # the overview
     page.goto(f"{live_server.url}/ledger/fragment/{memory.pk}/")
     assert page.locator("#id_summary").input_value() == "Release SOP"
     page.get_by_role("button", name="Preview the split").click()

@@ -58,7 +58,8 @@ def test_the_same_flow_works_without_javascript(browser, live_server, many_memor
     page.fill("#id_username", "viewer")
     page.fill("#id_password", "correct horse battery staple")
     page.click("button[type=submit]")
-    page.wait_for_url("**/memories/**")
+    page.wait_for_url(f"{live_server.url}/")  # the overview
+    page.goto(f"{live_server.url}/memories/")
     page.fill("#id_q", "backups")
     page.click("form.filters button[type=submit]")
     page.wait_for_url("**q=backups**")
@@ -114,3 +115,22 @@ def test_a_refused_confirmation_keeps_the_typed_reason(logged_in_page, live_serv
         Memory.objects.filter(pk__in=[first.pk, second.pk]).values_list("status", flat=True)
     ) == {"archived"}
     assert first.history.first().history_change_reason == "Replaced by the new runbook"
+
+
+def test_ticking_rows_narrows_the_bulk_actions(logged_in_page, live_server, many_memories):
+    """Merge needs two rows of one category: it goes when one row is ticked, and comes back."""
+    page = logged_in_page("editor")
+    page.goto(f"{live_server.url}/memories/?sort=content")
+    options = page.locator("#bulk-action option")
+
+    def values():
+        return [options.nth(i).get_attribute("value") for i in range(options.count())]
+
+    assert values() == ["archive", "move", "add", "merge"]
+    boxes = page.locator("#table-section input[type=checkbox][name=ids]")
+    boxes.nth(0).check()  # "Memory number 00", ENV_STATE
+    page.locator("#bulk-action:not(:has(option[value=merge]))").wait_for()
+    assert values() == ["archive", "move", "add"]
+    boxes.nth(2).check()  # "Memory number 02", ENV_STATE too
+    page.locator("#bulk-action option[value=merge]").wait_for(state="attached")
+    assert boxes.nth(0).is_checked() and boxes.nth(2).is_checked()

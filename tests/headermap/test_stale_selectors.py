@@ -142,3 +142,47 @@ def test_a_memory_heading_nothing_cannot_be_synced(edited):
         header_mark_synced(header=edited["build"], actor="agent")
     assert not HeaderSync.objects.exists()
     assert not AuditEvent.objects.filter(action="header_synced").exists()
+
+
+def make_late_composite(project) -> dict:
+    """A header made at T0, its details a minute later, and their composite two minutes on."""
+
+    def make(content, at_ms):
+        return memory_create(
+            project=project, category="OPS_RULES", content=content, actor="agent", at_ms=at_ms
+        )
+
+    from memadmin.composites.services import composite_create
+
+    header = make("Deploy: drain, then switch.", T0)
+    drain = make("Drain the old pool.", T0 + 60_000)
+    switch = make("Switch the router.", T0 + 60_000)
+    composite_create(
+        head=header, type="sequence", members=[drain, switch], actor="agent", at_ms=T0 + 120_000
+    )
+    return {"header": header, "drain": drain, "switch": switch}
+
+
+def test_making_a_composite_over_older_details_leaves_its_head_in_sync(project):
+    """Never synced, a header counts from its composite's making, not its own creation."""
+    make_late_composite(project)
+    assert stale_header_count() == 0
+    assert stale_header_ids() == []
+    assert stale_headers() == []
+
+
+def test_a_header_never_synced_counts_detail_edits_from_its_first_composite(project):
+    """An edit after the making shows, diffed against the text the composite was made over."""
+    late = make_late_composite(project)
+    memory_update(
+        memory=late["drain"],
+        content="Drain the old pool slowly.",
+        actor="agent",
+        at_ms=T0 + 180_000,
+    )
+    assert stale_header_count() == 1
+    (entry,) = stale_headers()
+    assert not entry.synced and entry.since == T0 + 120_000
+    (change,) = entry.changes
+    assert change.before == "Drain the old pool."
+    assert [version.updated_at for version in change.versions] == [T0 + 180_000]

@@ -73,3 +73,28 @@ def test_the_demos_history_tells_a_story_in_its_own_time():
 
     long_ones = Memory.objects.filter(project__identity=OPS_IDENTITY).annotate(n=Length("content"))
     assert long_ones.filter(n__gte=280).count() >= 3
+
+
+def test_the_demos_composites_are_made_in_its_story():
+    """Each composite is made right after its memories; the stale queue holds the story's edits.
+
+    The on-call rotation's steps were written after its head but before their composite, so
+    it is in sync; a header whose step the story edited later is stale.
+    """
+    from memadmin.headermap.stale_selectors import stale_headers
+
+    call_command("demo", "--no-people")
+    for composite in Composite.objects.filter(project__identity=OPS_IDENTITY):
+        assert composite.made_at > composite.head.created_at
+        # The members it was made with (a merge's result takes its source's place later).
+        made_with = [row.member for row in composite.members.select_related("member")]
+        made_with = [memory for memory in made_with if not memory.merged_from]
+        assert made_with and composite.made_at > max(m.created_at for m in made_with)
+    rotation = Composite.objects.get(title="On-call rotation")
+    entries = stale_headers()
+    assert entries and rotation.head_id not in {entry.header.pk for entry in entries}
+    assert all(
+        entry.since < max(c.detail.updated_at for c in entry.changes)
+        for entry in entries
+        if entry.changes
+    )

@@ -102,6 +102,48 @@ def test_undo_after_deleting_a_composite_makes_it_again(client_as, rows):
     assert [m.member for m in again.members.order_by("position")] == [rows[2], rows[1]]
 
 
+def bulk_add(client, memories, composite) -> str:
+    """Add to a composite through the review and its confirmation; return the page after."""
+    ids = [m.pk for m in memories]
+    data = {"ids": ids, "action": "add", "composite": str(composite.pk)}
+    review = client.post("/memories/bulk/", data).content.decode()
+    fingerprint = re.search(r'name="fingerprint" value="([^"]+)"', review)[1]
+    data |= {"expected": len(ids), "fingerprint": fingerprint, "confirm": "1"}
+    return client.post("/memories/bulk/", data, follow=True).content.decode()
+
+
+def test_undo_after_adding_to_a_composite_takes_the_memories_out(client_as, project, rows):
+    """The message after a bulk add has an Undo; it leaves the members as they were, once."""
+    composite = composite_create(
+        head=rows[0], type="sequence", members=[rows[1]], title="Runbook", actor="agent"
+    )
+    extra = memory_create(project=project, category="OPS_RULES", content="Rule 3.", actor="agent")
+    client = client_as("editor")
+    page = bulk_add(client, [rows[2], extra], composite)
+    assert "Added 2 memories." in page
+    assert composite.members.count() == 3
+    after = client.post(undo_url(page), follow=True).content.decode()
+    assert "Undone: 2 members taken out of “Runbook”." in after
+    assert [m.member for m in composite.members.order_by("position")] == [rows[1]]
+    assert Memory.objects.filter(pk__in=[rows[2].pk, extra.pk]).count() == 2  # kept
+    assert "This change was undone already." in (
+        client.post(undo_url(page), follow=True).content.decode()
+    )
+
+
+def test_undo_of_an_add_is_refused_once_the_members_changed(client_as, rows):
+    """A later change of the composite's members is never overwritten: nothing is taken out."""
+    from memadmin.composites.services import composite_member_move
+
+    composite = composite_create(head=rows[0], type="sequence", members=[rows[1]], actor="agent")
+    client = client_as("editor")
+    page = bulk_add(client, [rows[2]], composite)
+    composite_member_move(composite=composite, member=rows[2], position=0, actor="agent")
+    refused = client.post(undo_url(page), follow=True).content.decode()
+    assert "changed after this change" in refused
+    assert [m.member for m in composite.members.order_by("position")] == [rows[2], rows[1]]
+
+
 def test_clear_override_asks_first_and_can_be_undone(client_as, project):
     """The page shows what a clear loses; after it, Undo puts the override back."""
     category = category_by_name(project, "RESEARCH")

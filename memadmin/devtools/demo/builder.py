@@ -79,8 +79,20 @@ class _Writer:
             return None
 
 
-def _composite(project, kind, head, members, title="") -> Composite:
-    return composite_create(head=head, type=kind, members=members, title=title, actor="dreamer")
+def _composite(writer: _Writer, kind, head, members, title="") -> Composite:
+    """Make a composite a millisecond after the last memory written (its head), in the story.
+
+    Made at the build's own time instead, every edit the story dates before it would leave
+    its header in sync. The writer's clock is read, not ticked: the seeded draws stay the same.
+    """
+    return composite_create(
+        head=head,
+        type=kind,
+        members=members,
+        title=title,
+        actor="dreamer",
+        at_ms=writer.clock + 1,
+    )
 
 
 def _fill_category(writer: _Writer, category: str, target: int) -> list[Memory]:
@@ -110,7 +122,7 @@ def _build_map(project: Project, writer: _Writer) -> list[Composite]:
             f"SOP: {title} ({len(steps)} steps). Fetch the steps in order before acting.",
             importance=90,
         )
-        built.append(_composite(project, "sequence", header, details, title=f"SOP: {title}"))
+        built.append(_composite(writer, "sequence", header, details, title=f"SOP: {title}"))
         category_headers.append(header)
     config_headers = []
     for title, settings in corpus.DOSSIERS.items():
@@ -118,7 +130,7 @@ def _build_map(project: Project, writer: _Writer) -> list[Composite]:
         header = writer.write(
             "CONFIG_VALUES", f"Dossier: {title} ({len(settings)} settings).", importance=85
         )
-        built.append(_composite(project, "theme", header, details, title=f"Dossier: {title}"))
+        built.append(_composite(writer, "theme", header, details, title=f"Dossier: {title}"))
         config_headers.append(header)
     ops_theme = writer.write(
         "OPS_RULES",
@@ -126,14 +138,14 @@ def _build_map(project: Project, writer: _Writer) -> list[Composite]:
         status="permanent",
         importance=95,
     )
-    built.append(_composite(project, "theme", ops_theme, category_headers, title="Operations"))
+    built.append(_composite(writer, "theme", ops_theme, category_headers, title="Operations"))
     config_theme = writer.write(
         "CONFIG_VALUES",
         "Configuration map: edge cache and database pool dossiers.",
         status="permanent",
         importance=95,
     )
-    built.append(_composite(project, "theme", config_theme, config_headers, title="Configuration"))
+    built.append(_composite(writer, "theme", config_theme, config_headers, title="Configuration"))
     return built
 
 
@@ -152,7 +164,7 @@ def _build_relations(project: Project, writer: _Writer, pool: dict[str, list[Mem
         if decision is None:
             continue
         causes = rng.sample(pool["INCIDENTS"], 3)
-        built.append(_composite(project, "cause", decision, causes, title="Why canaries"))
+        built.append(_composite(writer, "cause", decision, causes, title="Why canaries"))
     for _ in range(3):
         head = writer.write(
             "RESEARCH", corpus.fill("Options for scaling {service} queues.", rng), importance=60
@@ -160,7 +172,7 @@ def _build_relations(project: Project, writer: _Writer, pool: dict[str, list[Mem
         if head is None:
             continue
         peers = rng.sample(pool["RESEARCH"], 3)
-        built.append(_composite(project, "alternatives", head, peers, title="Queue options"))
+        built.append(_composite(writer, "alternatives", head, peers, title="Queue options"))
     rotation_head = writer.write(
         "OPS_RULES", "On-call rotation: the cursor marks whose week it is.", importance=70
     )
@@ -168,7 +180,7 @@ def _build_relations(project: Project, writer: _Writer, pool: dict[str, list[Mem
         writer.write("OPS_RULES", f"On-call week for {name}: primary pager and release duty.")
         for name in ("Ana", "Bilal", "Chen", "Dana")
     ]
-    rotation = _composite(project, "sequence", rotation_head, people, title="On-call rotation")
+    rotation = _composite(writer, "sequence", rotation_head, people, title="On-call rotation")
     built.append(composite_cursor_set(composite=rotation, position=1, actor="dreamer"))
     return built
 

@@ -1,0 +1,85 @@
+"""The list's bulk actions are narrowed to what the rows shown, or the rows ticked, allow."""
+
+import re
+
+import pytest
+
+from memadmin.memories.archive_services import memory_archive
+from memadmin.memories.bulk_services import actions_allowed
+from memadmin.memories.models import Memory
+from memadmin.memories.services import memory_create
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def rows(project):
+    """Two live rules, a live config value and an archived rule."""
+
+    def make(content, category="OPS_RULES"):
+        return memory_create(project=project, category=category, content=content, actor="agent")
+
+    made = [make("Rule 0."), make("Rule 1."), make("Pool size 5.", "CONFIG_VALUES")]
+    made.append(memory_archive(memory=make("Old rule."), actor="agent", reason="gone"))
+    return made
+
+
+def offered(html: str) -> list[str]:
+    """Return the values of the bulk action select's options."""
+    select = re.search(
+        r'<select name="action"[^>]*id="bulk-action"[^>]*>(.*?)</select>', html, re.S
+    )
+    assert select, "no bulk action select"
+    return re.findall(r'<option value="([^"]*)"', select[1])
+
+
+def test_a_page_of_archived_rows_offers_no_archive(client_as, rows):
+    """Listing archived memories only: restore and move, never archive, add or merge."""
+    html = client_as("editor").get("/memories/?status=archived").content.decode()
+    assert offered(html) == ["restore", "move"]
+
+
+def test_a_page_of_live_rows_offers_no_restore(client_as, rows):
+    """The default list (live memories): archive, move, add, and merge (two share a category)."""
+    html = client_as("editor").get("/memories/").content.decode()
+    assert offered(html) == ["archive", "move", "add", "merge"]
+    assert "{#" not in html and "{%" not in html  # the template's comments stay comments
+
+
+def test_the_selection_narrows_the_actions(client_as, rows):
+    """Ticked rows get the actions they allow; the chosen action stays while allowed."""
+    client = client_as("editor")
+    live, other, config, archived = rows
+
+    def actions(*memories, action=""):
+        query = {"ids": [m.pk for m in memories], "action": action}
+        response = client.get("/memories/bulk/actions/", query, HTTP_HX_REQUEST="true")
+        assert response.status_code == 200
+        return response.content.decode()
+
+    assert offered(actions(archived)) == ["restore", "move"]
+    assert offered(actions(live, archived)) == ["archive", "restore", "move", "add"]
+    assert offered(actions(live, config)) == ["archive", "move", "add"]  # two categories
+    both = actions(live, other, action="merge")
+    assert offered(both) == ["archive", "move", "add", "merge"]
+    assert '<option value="merge" selected>' in both
+
+
+def test_with_nothing_ticked_the_page_stands_for_the_selection(client_as, rows):
+    """No ticked row: the actions some row of the page allows (merge if two could merge)."""
+    client = client_as("editor")
+    shown = ",".join(str(m.pk) for m in rows)
+    html = client.get("/memories/bulk/actions/", {"shown": shown}).content.decode()
+    assert offered(html) == ["archive", "restore", "move", "add", "merge"]
+
+
+def test_only_editors_ask_for_the_actions(client_as, rows):
+    """A viewer has no bulk bar, and the actions are refused."""
+    assert client_as("viewer").get("/memories/bulk/actions/").status_code == 403
+
+
+def test_a_superseded_memory_offers_no_restore():
+    """A memory merged into another comes back by undoing the merge, so restore is not offered."""
+    merged = Memory(pk=7, project_id=1, category="OPS_RULES", status="archived", superseded_by_id=9)
+    assert actions_allowed([merged], chosen=True) == ["move"]
+    assert actions_allowed([merged], chosen=True, can_move=False) == []
