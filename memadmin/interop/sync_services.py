@@ -353,6 +353,7 @@ def _plan_and_write(
         and not plan_writes(plan)
         and not project
         and not marks.workspaces_moved
+        and not Workspace.objects.filter(store=store, pending_since__isnull=False).exists()
     ):
         StoreWatermark.save_marks(
             store, marks.marks, checked_at=run.started, took=run.duration_ms()
