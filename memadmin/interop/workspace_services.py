@@ -93,7 +93,11 @@ def workspace_update(
             if current.pending_since is None:
                 current.pending_since, current.base_digest = now, before
         else:
-            _write_through(current, share_categories, members, expected=before, now=now)
+            # A workspace still pending (edited while writes were pending) is checked
+            # against the store as last read, and is pending no more once written.
+            expected = current.base_digest if current.pending_since else before
+            _write_through(current, share_categories, members, expected=expected, now=now)
+            current.pending_since, current.base_digest = None, ""
         old = _members_of(current)
         with acting(actor=actor, reason=reason):
             _keep(current, stored, members, now=now)

@@ -237,3 +237,13 @@ def test_pull_only_servers_refuse_workspace_edits(team, people, settings):
         update(people, share_categories=["NAMING"])
     assert refused.value.code == "store_off"
     assert workspace().share_categories == ["CONSTRAINTS", "NAMING"]
+
+
+def test_an_edit_through_the_store_on_a_pending_workspace_writes_it_whole(team, people, settings):
+    """A workspace left pending is checked against the store as last read, then written."""
+    settings.MEMADMIN_STORE_WRITES = "pending"
+    update(people, share_categories=["ARCHITECTURE"])
+    settings.MEMADMIN_STORE_WRITES = "through"
+    update(people, share_categories=["ARCHITECTURE", "NAMING"])
+    assert store_state(team)["shares"] == '["ARCHITECTURE","NAMING"]'
+    assert workspace().pending_since is None
