@@ -5,6 +5,8 @@ stored as a compact JSON array in priority order, members removed, added and ren
 transaction, and every old and new member's ``project_memory_epoch`` bumped once.
 """
 
+import sqlite3
+
 import pytest
 
 from memadmin.audit.models import AuditEvent
@@ -246,4 +248,25 @@ def test_an_edit_through_the_store_on_a_pending_workspace_writes_it_whole(team, 
     settings.MEMADMIN_STORE_WRITES = "through"
     update(people, share_categories=["ARCHITECTURE", "NAMING"])
     assert store_state(team)["shares"] == '["ARCHITECTURE","NAMING"]'
+    assert workspace().pending_since is None
+
+
+def test_a_pending_edit_the_store_cannot_take_now_is_kept_for_the_next_sync(team, people, settings):
+    """The agent holding the write lock: the sync keeps memadmin's edit pending, then pushes it."""
+    settings.MEMADMIN_STORE_WRITES = "pending"
+    settings.MEMADMIN_STORE_TIMEOUT = 0.2
+    update(people, share_categories=["ARCHITECTURE"])
+    agent = sqlite3.connect(team, isolation_level=None)
+    try:
+        agent.execute("BEGIN IMMEDIATE")
+        run = context_db_sync(path=team, incremental=True)
+        agent.execute("ROLLBACK")
+    finally:
+        agent.close()
+    assert "kept for the next sync" in " ".join(str(w) for w in run.warnings)
+    row = workspace()
+    assert row.pending_since is not None and row.share_categories == ["ARCHITECTURE"]
+    assert store_state(team)["shares"] == '["NAMING", "CONSTRAINTS"]'
+    context_db_sync(path=team, incremental=True)
+    assert store_state(team)["shares"] == '["ARCHITECTURE"]'
     assert workspace().pending_since is None
