@@ -113,8 +113,8 @@ def workspace_update(
 def workspace_push(tx, workspace: Workspace) -> str:
     """Write a pending workspace edit in the sync's store transaction; return a warning or "".
 
-    Whatever happens the workspace is no longer pending: on a refusal the sync that follows
-    takes the store's workspace, and the warning says what of memadmin's edit was dropped.
+    On a refusal the sync that follows takes the store's workspace, and the warning says what
+    of memadmin's edit was dropped. The caller ends the pending state once the store commits.
     """
     members = {
         m.project_identity: MemberValues(m.display_name or "", m.display_path or "")
@@ -135,7 +135,6 @@ def workspace_push(tx, workspace: Workspace) -> str:
             f"{', '.join(workspace.share_categories) or 'nothing'}; members "
             f"{', '.join(sorted(members))}) was not written: {error}; the store's is kept"
         )
-    Workspace.objects.filter(pk=workspace.pk).update(pending_since=None, base_digest="")
     return warning
 
 

@@ -78,6 +78,10 @@ def _push_pending(path, store: UpstreamStore, now: int) -> tuple[list[RowProblem
         held = {workspace.upstream_id for workspace in pending}
         message = f"pending workspace edits not written yet ({error}); kept for the next sync"
         return [RowProblem("workspaces", None, "", message)], held
+    # Written, or refused and dropped for the store's: pending no more either way.
+    Workspace.objects.filter(pk__in=[w.pk for w in pending]).update(
+        pending_since=None, base_digest=""
+    )
     return warnings, set()
 
 
