@@ -56,6 +56,7 @@ VIEW_ROLE = {
     "audit:memory_revert": "editor",
     "audit:criteria_revert": "curator",
     "interop:conflict_resolve": "curator",  # choosing between two people's texts
+    "interop:workspace_edit": "curator",  # what every member's agent is given: policy
     "taxonomy:facts": "viewer",  # checking pasted historian output reads, never writes
     "memories:bulk_actions": "editor",  # a read, but only of the bulk bar editors have
 }

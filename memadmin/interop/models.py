@@ -11,6 +11,7 @@ from simple_history.models import HistoricalRecords
 
 from memadmin.audit.models import HistoryActorFields
 from memadmin.core.contextdb.changes import StoreMarks
+from memadmin.core.contextdb.workspace_writing import workspace_digest
 
 from .progress import PHASES
 
@@ -187,6 +188,9 @@ class StoreWatermark(models.Model):
     max_id = models.BigIntegerField(default=0)
     changed_at = models.BigIntegerField(default=0)
     log_id = models.BigIntegerField(default=0)
+    workspaces = models.CharField(
+        max_length=32, blank=True, default="", help_text="Digest of the workspace tables."
+    )
     checked_at = models.BigIntegerField(null=True, blank=True)
     check_ms = models.PositiveIntegerField(default=0)
 
@@ -195,7 +199,9 @@ class StoreWatermark(models.Model):
 
     def marks(self) -> StoreMarks:
         """Return the marks as the store reader compares them."""
-        return StoreMarks(self.row_count, self.max_id, self.changed_at, self.log_id)
+        return StoreMarks(
+            self.row_count, self.max_id, self.changed_at, self.log_id, self.workspaces
+        )
 
     def checked(self, at: int, took: int) -> None:
         """Note that the store was looked at, at ``at`` (ms), in ``took`` ms, and had not moved."""
@@ -211,6 +217,7 @@ class StoreWatermark(models.Model):
                 "max_id": marks.max_id,
                 "changed_at": marks.changed_at,
                 "log_id": marks.log_id,
+                "workspaces": marks.workspaces,
                 "checked_at": checked_at,
                 "check_ms": min(took, 2**31 - 1),
             },
@@ -269,7 +276,10 @@ class Workspace(models.Model):
     `share_categories_raw` is the column's text as the store holds it; `share_categories`
     the categories the plugin shares from it (empty when the value is not a JSON list of the
     five current names, and `problem` then says why). Versioned: a change upstream is a new
-    version, written by the actor `import`.
+    version, written by the actor `import`; an edit in memadmin one by its editor
+    (`workspace_services`). ``pending_since`` is set while memadmin holds an edit the store
+    has not had yet (``MEMADMIN_STORE_WRITES=pending``), and ``base_digest`` is then the
+    store's workspace as last read (`workspace_digest`), which the push checks against.
     """
 
     store = models.ForeignKey(UpstreamStore, on_delete=models.CASCADE, related_name="workspaces")
@@ -280,6 +290,8 @@ class Workspace(models.Model):
     problem = models.TextField(blank=True, default="")
     created_at = models.BigIntegerField(null=True, blank=True)
     upstream_gone_at = models.BigIntegerField(null=True, blank=True)
+    pending_since = models.BigIntegerField(null=True, blank=True)
+    base_digest = models.CharField(max_length=32, blank=True, default="")
 
     history = HistoricalRecords(bases=[HistoryActorFields])
 
@@ -293,6 +305,13 @@ class Workspace(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def digest(self) -> str:
+        """Return the digest of the shared categories and members: the edit form's version."""
+        return workspace_digest(
+            self.share_categories_raw,
+            ((m.project_identity, m.display_name, m.display_path) for m in self.members.all()),
+        )
 
 
 class WorkspaceMember(models.Model):

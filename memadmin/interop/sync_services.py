@@ -31,7 +31,7 @@ from memadmin.memories.models import Memory
 from memadmin.taxonomy.services import pack_load
 
 from .composite_readback import composites_after_sync
-from .models import StoreBase, StoreWatermark, SyncRun, UpstreamStore
+from .models import StoreBase, StoreWatermark, SyncRun, UpstreamStore, Workspace
 from .store_writes import OFF, store_mode
 from .sync_lock import SyncBusy, sync_lock
 from .sync_plan import FIELDS, SyncPlan, plan_sync
@@ -191,7 +191,8 @@ def _sync(
     try:
         info = inspect_store(run.path, timeout=timeout, projects=False)
         store_key = info.store_uuid or f"path:{run.path.resolve()}"
-        watermark = _watermark(store_key) if incremental and not run.project else None
+        known = _watermark(store_key)
+        watermark = known if incremental and not run.project else None
         if watermark is not None and not run.pull_only and _pending(watermark.store_id):
             watermark = None
         if watermark is not None:
@@ -221,7 +222,7 @@ def _sync(
                 pack,
                 warnings,
                 report,
-                _Marks(marks, changed, record_empty),
+                _Marks(marks, changed, record_empty, None if known is None else known.marks()),
             )
         except _Refusal as refusal:
             raise run.refuse(
@@ -237,19 +238,28 @@ def _watermark(store_key: str) -> StoreWatermark | None:
 
 
 def _pending(store_pk: int) -> bool:
-    """Return True when memadmin holds a change to a memory of the store not pushed yet."""
-    return StoreBase.objects.filter(
-        pending_since__isnull=False, memory__project__upstream_link__store_id=store_pk
-    ).exists()
+    """Return True when memadmin holds a change to the store's memories or workspaces not pushed."""
+    return (
+        StoreBase.objects.filter(
+            pending_since__isnull=False, memory__project__upstream_link__store_id=store_pk
+        ).exists()
+        or Workspace.objects.filter(store_id=store_pk, pending_since__isnull=False).exists()
+    )
 
 
 class _Marks:
     """The store's marks read with this sync, and what an incremental read found."""
 
-    def __init__(self, marks, changed, record_empty: bool):
+    def __init__(self, marks, changed, record_empty: bool, previous=None):
         self.marks = marks
         self.changed = changed
         self.record_empty = record_empty
+        self.previous = previous
+
+    @property
+    def workspaces_moved(self) -> bool:
+        """Return True when the workspace tables changed since the marks last kept."""
+        return self.previous is None or self.previous.workspaces != self.marks.workspaces
 
     @property
     def incremental(self) -> bool:
@@ -339,7 +349,14 @@ def _plan_and_write(
         raise _Refusal([problem_text(p) for p in problems], store, problems)
     if marks.incremental:
         plan.unchanged = max(0, len(store_ids) - len(plan.creates) - len(plan.updates))
-    if store is not None and not marks.record_empty and not plan_writes(plan) and not project:
+    if (
+        store is not None
+        and not marks.record_empty
+        and not plan_writes(plan)
+        and not project
+        and not marks.workspaces_moved
+        and not Workspace.objects.filter(store=store, pending_since__isnull=False).exists()
+    ):
         StoreWatermark.save_marks(
             store, marks.marks, checked_at=run.started, took=run.duration_ms()
         )
@@ -379,7 +396,9 @@ def _plan_and_write(
                 StoreWatermark.save_marks(
                     store, marks.marks, checked_at=run.started, took=run.duration_ms()
                 )
-            warnings = warnings + store_extras_sync(path=run.path, store=store, now=run.started)
+            warnings = warnings + store_extras_sync(
+                path=run.path, store=store, now=run.started, push=not run.pull_only
+            )
             warnings = warnings + plan.warnings + pushed.warnings
             return _record(
                 run, store, plan, created, sessions, warnings, pushed=len(pushed.memories)

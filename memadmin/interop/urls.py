@@ -29,4 +29,9 @@ urlpatterns = [
     ),
     path("workspaces/", workspace_views.workspaces, name="workspaces"),
     path("workspaces/<int:workspace_pk>/", workspace_views.workspace, name="workspace"),
+    path(
+        "workspaces/<int:workspace_pk>/edit/",
+        workspace_views.workspace_edit,
+        name="workspace_edit",
+    ),
 ]

@@ -11,13 +11,15 @@ page shows it:
 - ``share_categories`` that is not a JSON list of the five current names (nothing shared);
 - a member row whose workspace is not in ``workspaces``.
 
-Writing workspace edits back to the store is not done here (it needs the store writer).
+Workspace edits memadmin holds pending (``MEMADMIN_STORE_WRITES=pending``) are pushed first,
+in one store transaction, when the sync may write (`workspace_services.workspace_push`).
 """
 
 from collections import Counter
 
 from memadmin.core.contextdb import RowProblem, StoreError
 from memadmin.core.contextdb.extras import MemberRow, StoreExtras, read_extras
+from memadmin.core.contextdb.writing import store_transaction
 from memadmin.core.ledger import parse_share_categories
 from memadmin.projects.models import Project
 
@@ -29,18 +31,58 @@ from .models import (
     Workspace,
     WorkspaceMember,
 )
+from .store_writes import store_timeout, store_uuid_of
+from .workspace_services import workspace_push
 
 
-def store_extras_sync(*, path, store: UpstreamStore, now: int) -> list[RowProblem]:
-    """Bring the store's workspaces and session blocks into memadmin; return the warnings."""
+def store_extras_sync(
+    *, path, store: UpstreamStore, now: int, push: bool = True
+) -> list[RowProblem]:
+    """Bring the store's workspaces and session blocks into memadmin; return the warnings.
+
+    With ``push``, workspace edits memadmin holds pending are written to the store first
+    (`workspace_services.workspace_push`); without, the store's workspaces are taken as they are.
+    """
+    warnings, held = _push_pending(path, store, now) if push else ([], set())
     try:
         extras = read_extras(path)
     except StoreError as error:
-        return [RowProblem("workspaces", None, "", f"not read: {error}")]
-    warnings = _sync_workspaces(extras, store, now)
+        return [*warnings, RowProblem("workspaces", None, "", f"not read: {error}")]
+    warnings += _sync_workspaces(extras, store, now, held)
     _sync_session_blocks(extras, store)
     _sync_unread(extras, store)
     return warnings
+
+
+def _push_pending(path, store: UpstreamStore, now: int) -> tuple[list[RowProblem], set[int]]:
+    """Push the store's pending workspace edits; return the warnings and the ids still held.
+
+    A store that cannot be written now keeps the edits pending (held: the sync leaves those
+    workspaces as memadmin has them) for the next sync to try again.
+    """
+    pending = list(
+        Workspace.objects.filter(store=store, pending_since__isnull=False).order_by("upstream_id")
+    )
+    if not pending:
+        return [], set()
+    warnings = []
+    try:
+        with store_transaction(
+            path, store_uuid=store_uuid_of(store), timeout=store_timeout(), now=now
+        ) as tx:
+            for workspace in pending:
+                warning = workspace_push(tx, workspace)
+                if warning:
+                    warnings.append(RowProblem("workspaces", workspace.upstream_id, "", warning))
+    except StoreError as error:
+        held = {workspace.upstream_id for workspace in pending}
+        message = f"pending workspace edits not written yet ({error}); kept for the next sync"
+        return [RowProblem("workspaces", None, "", message)], held
+    # Written, or refused and dropped for the store's: pending no more either way.
+    Workspace.objects.filter(pk__in=[w.pk for w in pending]).update(
+        pending_since=None, base_digest=""
+    )
+    return warnings, set()
 
 
 def _sync_unread(extras: StoreExtras, store: UpstreamStore) -> None:
@@ -67,11 +109,16 @@ def _save_if_changed(row, values: dict) -> None:
         row.save()
 
 
-def _sync_workspaces(extras: StoreExtras, store: UpstreamStore, now: int) -> list[RowProblem]:
+def _sync_workspaces(
+    extras: StoreExtras, store: UpstreamStore, now: int, held: set[int]
+) -> list[RowProblem]:
     warnings: list[RowProblem] = []
     kept = {w.upstream_id: w for w in Workspace.objects.filter(store=store)}
     seen: dict[int, Workspace] = {}
     for row in extras.workspaces:
+        if row.id in held:
+            seen[row.id] = kept[row.id]
+            continue
         categories, problem = parse_share_categories(row.share_categories)
         raw = row.share_categories if isinstance(row.share_categories, str) else None
         if row.share_categories is not None and raw is None:
@@ -110,6 +157,8 @@ def _sync_workspaces(extras: StoreExtras, store: UpstreamStore, now: int) -> lis
         by_workspace.setdefault(member.workspace_id, []).append(member)
     projects = {p.identity: p for p in Project.objects.filter(identity__in=_identities(extras))}
     for upstream_id, workspace in seen.items():
+        if upstream_id in held:
+            continue
         warnings += _sync_members(
             workspace, by_workspace.get(upstream_id, []), extras.memory_projects, projects
         )

@@ -9,6 +9,7 @@ the row count is less than the old count plus the rows above the old highest id;
 is every id read, once, to find which.
 """
 
+import hashlib
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,7 @@ from memadmin.core.contextdb.opening import (
 from memadmin.core.contextdb.reading import MEMORY_SPEC
 from memadmin.core.contextdb.records import RowProblem, UpstreamMemory
 from memadmin.core.contextdb.rows import decode_tolerantly, is_decoding_error, read_table
+from memadmin.core.contextdb.rules import quote_identifier
 
 TIME_COLUMNS = ("updated_at", "last_seen_at", "last_retrieved_at", "verified_at")
 MARGIN_MS = 60 * 1000
@@ -38,6 +40,7 @@ class StoreMarks:
     max_id: int = 0
     changed_at: int = 0
     log_id: int = 0
+    workspaces: str = ""
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,27 @@ def marks_of(connection: sqlite3.Connection, columns) -> StoreMarks:
     if log_columns is not None and "id" in log_columns:
         log_id = _integer(connection.execute(f"SELECT max(id) FROM {LOG_TABLE}").fetchone()[0])
     changed_at = max((_integer(value) for value in row[2:]), default=0)
-    return StoreMarks(row[0], _integer(row[1]), changed_at, log_id)
+    return StoreMarks(row[0], _integer(row[1]), changed_at, log_id, workspaces_mark(connection))
+
+
+def workspaces_mark(connection: sqlite3.Connection) -> str:
+    """Return a digest of the ``workspaces`` and ``workspace_members`` rows ("" without them).
+
+    A workspace edit moves no memory mark, so the incremental sync compares this too: the
+    tables hold a few rows per workspace, so reading them whole at every check costs nothing.
+    """
+    digest = hashlib.md5()
+    found = False
+    for table in ("workspaces", "workspace_members"):
+        columns = table_columns(connection, table)
+        if columns is None:
+            continue
+        found = True
+        names = sorted(columns)
+        listed = ", ".join(quote_identifier(name) for name in names)
+        for row in connection.execute(f"SELECT {listed} FROM {table} ORDER BY {listed}"):
+            digest.update(repr((table, names, row)).encode("utf-8", "backslashreplace"))
+    return digest.hexdigest() if found else ""
 
 
 def store_marks(path: str | Path, *, timeout: float = DEFAULT_TIMEOUT_SECONDS) -> StoreMarks:

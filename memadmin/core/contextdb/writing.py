@@ -17,204 +17,56 @@ project and every other member of its workspaces. Where ``memories.revision`` ex
 update is a compare-and-set on it.
 """
 
-import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
 from memadmin.core.contextdb.errors import StoreError
 from memadmin.core.contextdb.opening import check_file, store_uri, table_columns
+
+# The checks and errors live in ``write_checks``; they stay importable from here.
+from memadmin.core.contextdb.write_checks import (
+    AUTHORITY_MESSAGE,
+    CURATED_COLUMNS,
+    KNOWN_COLUMNS,
+    LIVE_STATUSES,
+    WRITTEN_COLUMNS,
+    RowChanged,
+    RowDuplicate,
+    StoreAuthority,
+    StoreBusy,
+    StoreReadOnly,
+    authority_holds,
+    column_facts,
+    curated_digest,
+    read_store_uuid,
+    row_values,
+    unwritable_reason,
+)
 from memadmin.core.hashing import normalized_hash
 
-# The columns whose values are a person's curation: what "the row memadmin last read" means.
-CURATED_COLUMNS = (
-    "project_path",
-    "category",
-    "content",
-    "importance",
-    "scope",
-    "shareable",
-    "status",
-    "expires_at",
-    "metadata",
-)
-# Columns memadmin writes that every store it writes must have.
-WRITTEN_COLUMNS = frozenset(
-    {
-        "id",
-        "project_path",
-        "category",
-        "content",
-        "normalized_hash",
-        "importance",
-        "scope",
-        "shareable",
-        "source_session_id",
-        "source_type",
-        "seen_count",
-        "retrieval_count",
-        "first_seen_at",
-        "created_at",
-        "updated_at",
-        "last_seen_at",
-        "status",
-        "expires_at",
-        "superseded_by_memory_id",
-        "merged_from",
-    }
-)
-# Columns memadmin knows: written when present, or left to their default.
-KNOWN_COLUMNS = WRITTEN_COLUMNS | {
-    "last_retrieved_at",
-    "verification_status",
-    "verified_at",
-    "classified_at",
-    "metadata_json",
-    "mural_cue",
-    "mural_cue_hash",
-    "mural_cue_at",
-    "mural_cue_rejection_count",
-    "revision",
-}
-LIVE_STATUSES = ("active", "permanent")
-AUTHORITY_MESSAGE = "context.db memory writes are managed by the Rust module"
-
-
-class StoreBusy(StoreError):
-    """Another process held the store's write lock past the busy timeout."""
-
-
-class StoreReadOnly(StoreError):
-    """The store cannot be written safely, or not by memadmin; the message says why."""
-
-
-class StoreAuthority(StoreReadOnly):
-    """Another writer (upstream's Rust module) owns the project's memory writes."""
-
-
-class RowChanged(StoreError):
-    """The row is not what memadmin last read; ``current`` is the store's row now (or None)."""
-
-    def __init__(self, message: str, current: dict | None):
-        super().__init__(message)
-        self.current = current
-
-
-class RowDuplicate(StoreError):
-    """Another row of the project and category has the text; ``existing_id`` is its id."""
-
-    def __init__(self, message: str, existing_id: int):
-        super().__init__(message)
-        self.existing_id = existing_id
-
-
-def curated_digest(values: Mapping[str, object]) -> str:
-    """Return the digest of a row's curated values (``metadata`` as a dict, None as {})."""
-    normal = []
-    for name in CURATED_COLUMNS:
-        value = values.get(name)
-        if name == "shareable":
-            value = int(bool(value))
-        elif name == "metadata":
-            value = value or {}
-        normal.append(value)
-    text = json.dumps(normal, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.md5(text.encode("utf-8")).hexdigest()
-
-
-def _metadata(text: object) -> object:
-    if text is None or text == "":
-        return {}
-    try:
-        return json.loads(text)
-    except (TypeError, ValueError):
-        return text
-
-
-def _merged(text: object) -> object:
-    if text is None:
-        return None
-    try:
-        return json.loads(text)
-    except (TypeError, ValueError):
-        return text
-
-
-def unwritable_reason(columns: Mapping[str, tuple[bool, object]]) -> str:
-    """Return why a ``memories`` table is unsafe to write ("" when it is safe).
-
-    ``columns`` maps each column to (NOT NULL, default). A column memadmin writes that is
-    missing, or an unknown NOT NULL column without a default, makes writing unsafe: an
-    insert would fail or invent a value. New nullable columns never block writing.
-    """
-    missing = sorted(WRITTEN_COLUMNS - columns.keys())
-    if missing:
-        return f"its memories table lacks columns memadmin writes: {', '.join(missing)}"
-    unknown = sorted(
-        name
-        for name, (not_null, default) in columns.items()
-        if name not in KNOWN_COLUMNS and not_null and default is None
-    )
-    if unknown:
-        return (
-            "its memories table has NOT NULL columns without a default that memadmin "
-            f"does not know: {', '.join(unknown)}"
-        )
-    return ""
-
-
-def column_facts(connection: sqlite3.Connection) -> dict[str, tuple[bool, object]]:
-    """Return each ``memories`` column mapped to (NOT NULL, its default)."""
-    rows = connection.execute("PRAGMA table_info(memories)").fetchall()
-    return {row[1]: (bool(row[3]) and not row[5], row[4]) for row in rows}
-
-
-def read_store_uuid(connection: sqlite3.Connection) -> str | None:
-    """Return the store's ``store_uuid`` from ``context_store_meta``, or None."""
-    if table_columns(connection, "context_store_meta") is None:
-        return None
-    row = connection.execute(
-        "SELECT value FROM context_store_meta WHERE key = 'store_uuid'"
-    ).fetchone()
-    return row[0] if row else None
-
-
-def authority_holds(connection: sqlite3.Connection, project_path: str) -> str:
-    """Return why another writer owns the project's memory writes ("" when none does).
-
-    This is the condition of upstream's v54 authority triggers: a row for the project in
-    ``authority_managed`` or ``authority_repair_pending`` while
-    ``context_privilege_state.enabled`` is not 1.
-    """
-    for table, why in (
-        ("authority_managed", "upstream's Rust module manages its memory writes"),
-        ("authority_repair_pending", "upstream's Rust module has a repair pending for it"),
-    ):
-        if table_columns(connection, table) is None:
-            continue
-        held = connection.execute(
-            f"SELECT 1 FROM {table} WHERE project_path = ?", (project_path,)
-        ).fetchone()
-        if held and not _privileged(connection):
-            return why
-    return ""
-
-
-def _privileged(connection: sqlite3.Connection) -> bool:
-    if table_columns(connection, "context_privilege_state") is None:
-        return False
-    row = connection.execute("SELECT enabled FROM context_privilege_state LIMIT 1").fetchone()
-    return bool(row and row[0] == 1)
-
-
-def row_values(row: sqlite3.Row) -> dict:
-    """Return a store row as a dict, ``metadata`` and ``merged_from`` decoded."""
-    values = dict(row)
-    values["metadata"] = _metadata(values.pop("metadata_json", None))
-    values["merged_from"] = _merged(values.get("merged_from"))
-    return values
+__all__ = [
+    "AUTHORITY_MESSAGE",
+    "CURATED_COLUMNS",
+    "KNOWN_COLUMNS",
+    "LIVE_STATUSES",
+    "WRITTEN_COLUMNS",
+    "RowChanged",
+    "RowDuplicate",
+    "StoreAuthority",
+    "StoreBusy",
+    "StoreReadOnly",
+    "StoreTransaction",
+    "authority_holds",
+    "column_facts",
+    "curated_digest",
+    "read_store_uuid",
+    "row_values",
+    "store_transaction",
+    "unwritable_reason",
+]
 
 
 class StoreTransaction:
@@ -387,15 +239,23 @@ class StoreTransaction:
 
     def bump_epochs(self, project_path: str) -> None:
         """Bump ``project_memory_epoch`` for the project and every member of its workspaces."""
-        projects = {project_path}
-        if table_columns(self.connection, "workspace_members") is not None:
-            rows = self.connection.execute(
-                "SELECT DISTINCT other.project_path FROM workspace_members AS own "
-                "JOIN workspace_members AS other ON other.workspace_id = own.workspace_id "
-                "WHERE own.project_path = ?",
-                (project_path,),
-            ).fetchall()
-            projects |= {row[0] for row in rows}
+        self.bump_projects({project_path} | self.workspace_fellows(project_path))
+
+    def workspace_fellows(self, project_path: str) -> set[str]:
+        """Return the identities sharing a workspace with the project, read in this transaction."""
+        if table_columns(self.connection, "workspace_members") is None:
+            return set()
+        rows = self.connection.execute(
+            "SELECT DISTINCT other.project_path FROM workspace_members AS own "
+            "JOIN workspace_members AS other ON other.workspace_id = own.workspace_id "
+            "WHERE own.project_path = ?",
+            (project_path,),
+        ).fetchall()
+        return {row[0] for row in rows}
+
+    def bump_projects(self, identities: Iterable[str]) -> None:
+        """Bump ``project_memory_epoch`` once per transaction for each of the identities."""
+        projects = set(identities)
         columns = table_columns(self.connection, "project_state")
         if columns is None:
             return
