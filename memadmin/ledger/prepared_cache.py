@@ -57,6 +57,16 @@ class PreparedEntry:
     reads: dict[tuple[str, ...], tuple] = field(default_factory=dict)
     counters: dict[str, PreloadedCounter] = field(default_factory=dict)
     results: OrderedDict = field(default_factory=OrderedDict)
+    # The reads of the entry this one was brought up to date from: each mode's store is
+    # patched from its old one (`PreparedStore.edited`) rather than prepared anew.
+    hints: dict[tuple[str, ...], tuple] = field(default_factory=dict)
+
+    def previous_reads(self, modes: Sequence[Mode]) -> dict[str, ReadStore]:
+        """Return the earlier reads of these modes (each mode's `ReadStore`), if any."""
+        found: dict[str, ReadStore] = {}
+        for reads, _workspace in self.hints.values():
+            found.update((mode, read) for mode, read in reads.items() if mode in modes)
+        return found
 
     def reads_for(self, modes: Sequence[Mode], make: Callable[[], tuple]) -> tuple:
         """Return what `make` returns for these modes (their reads first), made once."""
@@ -64,6 +74,7 @@ class PreparedEntry:
         made = self.reads.get(key)
         if made is None:
             made = self.reads[key] = make()
+            self.hints = {}  # patched from, now let go: two prepared stores cost twice the memory
         return made
 
     def forget_reads(self) -> None:
@@ -211,9 +222,14 @@ def _brought_up_to_date(
     for row in fresh:
         rows[row[0]] = row  # a memory already there keeps its place
     if composites_moved:
-        return _prepare(project, markers, now_ms, rows, *composite_rows(project))
-    inputs = _edited_inputs(entry, changed, fresh, project.identity)
-    return _prepare(project, markers, now_ms, rows, entry.composites, entry.members, inputs)
+        prepared = _prepare(project, markers, now_ms, rows, *composite_rows(project))
+    else:
+        inputs = _edited_inputs(entry, changed, fresh, project.identity)
+        prepared = _prepare(project, markers, now_ms, rows, entry.composites, entry.members, inputs)
+    # What each mode read and counted before: patched rather than made again.
+    prepared.hints = entry.reads or entry.hints
+    prepared.counters = entry.counters
+    return prepared
 
 
 def _edited_inputs(

@@ -106,7 +106,10 @@ def ledger_preview(
     if not inputs.memories:
         return LedgerPreview(inputs=inputs, results={}, counter=counter)
     reads, workspace = entry.reads_for(
-        modes, lambda: _reads(project, inputs, modes=modes, now_ms=now_ms)
+        modes,
+        lambda: _reads(
+            project, inputs, modes=modes, now_ms=now_ms, previous=entry.previous_reads(modes)
+        ),
     )
     results, counted = entry.assemble(
         reads, counter=counter.counter, budget=budget, modes=modes, tie_break=tie_break
@@ -121,7 +124,14 @@ def ledger_preview(
     )
 
 
-def _reads(project: Project, inputs: LedgerInputs, *, modes: Sequence[Mode], now_ms: int):
+def _reads(
+    project: Project,
+    inputs: LedgerInputs,
+    *,
+    modes: Sequence[Mode],
+    now_ms: int,
+    previous: dict[str, ReadStore] | None = None,
+):
     """Return each mode's read of the project, and its workspace.
 
     Each mode's plugin reads the rows its way; modes reading the same rows share one
@@ -137,6 +147,7 @@ def _reads(project: Project, inputs: LedgerInputs, *, modes: Sequence[Mode], now
         now_ms=now_ms,
         pack_categories=pack_categories(project) if "pack" in modes else (),
         workspace=workspace.workspace,
+        previous=previous,
         others=[
             memory
             for member, other in zip(workspace.sharing, others, strict=True)

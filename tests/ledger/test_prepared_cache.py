@@ -128,3 +128,22 @@ def test_after_edits_the_kept_inputs_are_those_read_afresh(project, sop, remembe
     again = prepared_for(project, now_ms=NOW)
     assert sorted(again.inputs.memories) == sorted(ledger_inputs(project).memories)
     assert again.inputs.composites == ledger_inputs(project).composites
+
+
+def test_after_edits_the_patched_previews_are_those_prepared_afresh(project, sop):
+    """Each mode's store patched after an edit assembles exactly as one prepared anew."""
+    from memadmin.ledger.prepared_cache import forget_prepared
+
+    edits = [
+        (sop["steps"][1], {"content": "Step 2: <do> it & twice."}),
+        (sop["header"], {"importance": 10}),
+        (sop["steps"][0], {"status": "archived"}),
+    ]
+    preview(project, budget=500)
+    for memory, change in edits:
+        memory_update(memory=memory, actor="agent", **change)
+        patched = [preview(project, budget=budget) for budget in (500, 4000)]
+        forget_prepared()
+        fresh = [preview(project, budget=budget) for budget in (500, 4000)]
+        for one, other in zip(patched, fresh, strict=True):
+            assert one.results == other.results

@@ -156,3 +156,19 @@ def selection_order(candidates: Iterable[LedgerMemory], tie_break: TieBreak) -> 
         *_ranked(active, tie_break),
         *store_order(active_unranked),
     ]
+
+
+def selection_key(memory: LedgerMemory, tie_break: TieBreak) -> tuple:
+    """Return a key that sorts candidates exactly as ``selection_order`` orders them.
+
+    The group first (permanent ranked, permanent unranked, active ranked, active unranked),
+    then what orders each group. Slower than the packed integers for a whole store; used to
+    move one memory within an order already made (see ``patching``).
+    """
+    group = 2 * (memory.status != "permanent")
+    if memory.importance is None:
+        return (group + 1, memory.category, -memory.updated_at, memory.id)
+    if tie_break == "id":
+        return (group, -memory.importance, memory.id)
+    latest = recency(memory)
+    return (group, -memory.importance, latest is None, -(latest or 0), memory.id)

@@ -1,0 +1,165 @@
+"""Bring a prepared store up to date for a few edited memories instead of preparing it anew.
+
+After an edit, a 98,000-memory store would be prepared again whole: its graph, candidates,
+lines, selection orders, roots and line costs. When the new memories differ from the
+store's only at a few positions, each under the same id, with the same eligibility, the
+same composites and a clock that moves no expiry across, everything is the old store's
+but for those memories: their lines are rendered again, their costs counted again, and
+each of them is taken out of every selection order kept and put back where its new key
+puts it (``ordering.selection_key``). ``patched`` returns None when any of that does not
+hold, and the store is prepared whole. The result is the store a fresh preparation makes,
+attribute for attribute (``tests/core/test_ledger_patching.py``).
+"""
+
+from bisect import bisect_left
+from typing import TYPE_CHECKING
+
+from .model import LedgerComposite, LedgerMemory
+from .ordering import ineligible_reason, selection_key
+from .render import counted_lines
+
+if TYPE_CHECKING:
+    from .prepared import PreparedStore
+
+PATCH_MOST = 1000  # edited memories patched in; past that the store is prepared whole
+
+
+def next_expiry(memories: list[LedgerMemory], now_ms: int) -> int | None:
+    """Return the first expiry still ahead of ``now_ms``, None when there is none."""
+    ahead = [
+        moment
+        for memory in memories
+        if (moment := memory.expires_at) is not None and moment > now_ms
+    ]
+    return min(ahead, default=None)
+
+
+def edited_positions(old: list[LedgerMemory], new: list[LedgerMemory]) -> list[int] | None:
+    """Return the positions where the memories differ (same id at each), None if ids moved."""
+    if len(old) != len(new):
+        return None
+    positions = [
+        at
+        for at, (before, after) in enumerate(zip(old, new, strict=True))
+        if before is not after and before != after
+    ]
+    if len(positions) > PATCH_MOST:
+        return None
+    if any(old[at].id != new[at].id for at in positions):
+        return None
+    return positions
+
+
+def patched(
+    previous: "PreparedStore",
+    memories: list[LedgerMemory],
+    composites: list[LedgerComposite],
+    now_ms: int,
+) -> "PreparedStore | None":
+    """Return ``previous`` brought up to date for these memories, or None (see the module)."""
+    from .prepared import PreparedStore
+
+    if not previous.now_ms <= now_ms or (previous.expiry is not None and now_ms >= previous.expiry):
+        return None
+    if composites != previous.composites:
+        return None
+    positions = edited_positions(previous.memories, memories)
+    if positions is None:
+        return None
+    olds = [previous.memories[at] for at in positions]
+    news = [memories[at] for at in positions]
+    for old, new in zip(olds, news, strict=True):
+        if (ineligible_reason(old, now_ms) is None) != (ineligible_reason(new, now_ms) is None):
+            return None
+        ahead = new.expires_at is not None and new.expires_at > now_ms
+        if ahead and (previous.expiry is None or new.expires_at < previous.expiry):
+            return None  # a new expiry ahead would move the store's own
+    store = object.__new__(PreparedStore)
+    store.now_ms = now_ms
+    store.expiry = previous.expiry
+    store.composites = composites
+    store.memories = memories
+    by_id = dict(previous.by_id)
+    by_id.update((memory.id, memory) for memory in news)
+    store.by_id = by_id
+    store.index = previous.index
+    swap = {id(old): new for old, new in zip(olds, news, strict=True)}
+    store.candidates = [swap.get(id(memory), memory) for memory in previous.candidates]
+    store.ineligible = [swap.get(id(memory), memory) for memory in previous.ineligible]
+    reasons = dict(previous.reasons)
+    for memory in news:
+        reason = ineligible_reason(memory, now_ms)
+        if reason is not None:
+            reasons[memory.id] = reason
+    store.reasons = reasons
+    store.details = previous.details
+    store._suffixes = previous._suffixes
+    store._promoted = dict(previous._promoted)
+    _patch_lines(store, previous, positions, news)
+    _patch_orders(store, previous, olds, news)
+    _patch_costs(store, previous, news)
+    return store
+
+
+def _patch_lines(store, previous, positions: list[int], news: list[LedgerMemory]) -> None:
+    fresh = counted_lines(news, {})
+    headers = None
+    if previous._headers is not None:
+        headers = dict(previous._headers)
+        heads = [memory for memory in news if memory.id in store._suffixes]
+        lines = counted_lines(heads, store._suffixes)
+        headers.update(zip((memory.id for memory in heads), lines, strict=True))
+    store._headers = headers
+    store._lines = {}
+    for mode, lines in previous._lines.items():
+        lines = list(lines)
+        for at, memory, line in zip(positions, news, fresh, strict=True):
+            lines[at] = line if mode != "headers" else store._header_lines().get(memory.id, line)
+        store._lines[mode] = lines
+
+
+def _patch_orders(store, previous, olds: list[LedgerMemory], news: list[LedgerMemory]) -> None:
+    store._orders = {}
+    for tie_break, order in previous._orders.items():
+        order = list(order)
+        for old, new in zip(olds, news, strict=True):
+            if ineligible_reason(new, store.now_ms) is not None:
+                continue  # neither competes
+            key = selection_key(old, tie_break)
+            at = bisect_left(order, key, key=lambda memory: selection_key(memory, tie_break))
+            if at >= len(order) or order[at] is not old:
+                return _forget_orders(store)
+            del order[at]
+            new_key = selection_key(new, tie_break)
+            order.insert(
+                bisect_left(order, new_key, key=lambda memory: selection_key(memory, tie_break)),
+                new,
+            )
+        store._orders[tie_break] = order
+    # Roots depend on the order only when a ring of headers had one promoted.
+    store._roots = {
+        tie_break: roots
+        for tie_break, roots in previous._roots.items()
+        if tie_break in store._orders and not previous._promoted[tie_break]
+    }
+
+
+def _forget_orders(store) -> None:
+    store._orders = {}
+    store._roots = {}
+
+
+def _patch_costs(store, previous, news: list[LedgerMemory]) -> None:
+    store._costs = {}
+    for (counter_id, mode), (counter, costs) in previous._costs.items():
+        costs = dict(costs)
+        lines = [
+            store._header_lines()[memory.id]
+            if mode == "headers" and memory.id in store._suffixes
+            else counted_lines((memory,), {})[0]
+            for memory in news
+        ]
+        count_many = getattr(counter, "count_many", None)
+        counts = count_many(lines) if count_many is not None else list(map(counter.count, lines))
+        costs.update(zip((memory.id for memory in news), counts, strict=True))
+        store._costs[counter_id, mode] = (counter, costs)
