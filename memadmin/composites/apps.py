@@ -8,6 +8,6 @@ class CompositesConfig(AppConfig):
     def ready(self) -> None:
         from memadmin.memories import relation_hooks
 
-        from .repoint_services import MergeRelations
+        from .relations import CompositeRelations
 
-        relation_hooks.register(MergeRelations)
+        relation_hooks.register(CompositeRelations)

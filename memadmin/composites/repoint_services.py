@@ -136,18 +136,3 @@ def _restore_one(composite: Composite, record: dict) -> None:
         changes={"before": record["after"], "after": before},
     )
     store_write(composite=composite, action="composite_restored")
-
-
-class MergeRelations:
-    """The composites' side of memory merges (registered in `memories.relation_hooks`)."""
-
-    repoint = staticmethod(composites_repoint)
-    restore = staticmethod(composites_restore)
-
-    @staticmethod
-    def cite(memory) -> bool:
-        """Return True if a composite has the memory as its head or a member."""
-        return (
-            Composite.objects.filter(head=memory).exists()
-            or CompositeMember.objects.filter(member=memory).exists()
-        )

@@ -3,13 +3,13 @@
 from django import forms
 from django.db.models import Count
 
-from memadmin.composites.models import Composite
 from memadmin.core.numbers import parse_id
 from memadmin.number_fields import WholeNumberField
 from memadmin.taxonomy.models import Category
 
 from .bulk_services import ACTIONS, MERGE
 from .picker import COMPOSITE_HINT, PickerInput, typed_id
+from .relation_hooks import relations
 
 # How the bulk bar's select names each action: those needing more input end in "…".
 ACTION_LABELS = {
@@ -52,11 +52,11 @@ class CompositePickField(forms.CharField):
             widget=PickerInput("composites:pick", hint=COMPOSITE_HINT), max_length=200, **kwargs
         )
 
-    def clean(self, value) -> Composite | None:
+    def clean(self, value):
         text = (super().clean(value) or "").strip()
         if not text:
             return None
-        composites = Composite.objects.select_related("head", "project")
+        composites = relations().composites()
         number = typed_id(text)
         found = (
             list(composites.filter(pk=number)[:1])

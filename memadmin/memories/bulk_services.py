@@ -22,13 +22,12 @@ from simple_history.utils import bulk_update_with_history
 from memadmin.audit.actors import as_actor
 from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
-from memadmin.composites.models import Composite
-from memadmin.composites.services import composite_member_add, refuse_archived_head
 from memadmin.core.clock import now_ms
 from memadmin.taxonomy.models import Category
 
 from .archive_services import mark_archived, mark_restored, statuses_before_archive
 from .models import Memory
+from .relation_hooks import relations
 from .store_gateway import StoreChange, store_write
 
 ACTIONS = {
@@ -95,7 +94,7 @@ def bulk_plan(
     action: str,
     memories: Sequence[Memory],
     category: str = "",
-    composite: Composite | None = None,
+    composite: object | None = None,
 ) -> BulkPlan:
     """Sort the selected memories into those the action changes, leaves, or cannot change."""
     if action not in ACTIONS:
@@ -180,10 +179,10 @@ def _plan_move(plan: BulkPlan, memories: Sequence[Memory], category: str) -> Non
             plan.change.append(memory)
 
 
-def _plan_add(plan: BulkPlan, memories: Sequence[Memory], composite: Composite | None) -> None:
+def _plan_add(plan: BulkPlan, memories: Sequence[Memory], composite: object | None) -> None:
     if composite is None:
         raise ValidationError({"composite": "Choose the composite to add them to."})
-    refuse_archived_head(composite.head)
+    relations().refuse_archived_head(composite.head)
     present = set(composite.members.values_list("member_id", flat=True))
     for memory in memories:
         if memory.pk in present:
@@ -206,7 +205,7 @@ def bulk_apply(
     expected: int,
     actor,
     category: str = "",
-    composite: Composite | None = None,
+    composite: object | None = None,
     reason: str = "",
     fingerprint: str = "",
 ) -> BulkPlan:
@@ -239,7 +238,9 @@ def bulk_apply(
     if not plan.change:
         return plan
     if action == "add":
-        composite_member_add(composite=composite, members=plan.change, actor=actor, reason=reason)
+        relations().add_members(
+            composite=composite, members=plan.change, actor=actor, reason=reason
+        )
         return plan
     now = now_ms()
     records = []

@@ -23,7 +23,7 @@ from memadmin.taxonomy.services import pack_install, pack_load
 
 PACK = "magic-context"
 CATEGORIES = ("PROJECT_RULES", "ARCHITECTURE", "CONSTRAINTS", "CONFIG_VALUES", "NAMING")
-TYPES = ("sequence", "theme", "cause", "alternatives")
+TYPES = tuple(Composite.Type.values)  # sequence, theme, cause, alternatives
 BATCH = 2000
 DAY_MS = 86_400_000
 HISTORY = {
