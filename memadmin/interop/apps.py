@@ -5,11 +5,16 @@ class InteropConfig(AppConfig):
     name = "memadmin.interop"
 
     def ready(self) -> None:
+        from django.db.backends.signals import connection_created
+
         from memadmin.memories import store_gateway
         from memadmin.taxonomy import store_hooks
 
         from .criteria_writes import CRITERIA_GATEWAY
         from .store_writes import GATEWAY
+        from .write_gate import install
 
         store_gateway.register(GATEWAY)
         store_hooks.register(CRITERIA_GATEWAY)
+        # Each SQLite connection tells a running sync when it waits for the write lock.
+        connection_created.connect(install, dispatch_uid="memadmin.interop.write_gate")
