@@ -17,10 +17,10 @@ from pathlib import Path
 from django.db import connection as default_connection
 
 # How long the sync yields at most, between two chunks, to the writers waiting.
-YIELD_SECONDS = 0.3
+YIELD_SECONDS = 1.0
 POLL_SECONDS = 0.002
 # After a writer got the lock, how long the sync still waits for its next transactions.
-GRACE_SECONDS = 0.05
+GRACE_SECONDS = 0.1
 
 
 def gate_path(connection) -> Path | None:
