@@ -8,20 +8,16 @@ transactions: rows new to memadmin first, in chunks, then everything that change
 existing row in one last transaction, which first checks that no memory in scope changed
 since the plan was made (else the sync undoes its new rows and plans again). A failure at
 any point takes the new rows out again. Syncs run one at a time (`sync_lock`). Each run,
-refused and failed ones included, leaves a SyncRun summary.
+refused and failed ones included, leaves a SyncRun summary (`sync_runs`).
 """
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from memadmin.audit.actors import as_actor
 from memadmin.audit.context import acting, current_change_id
-from memadmin.core.clock import now_ms
 from memadmin.core.contextdb import RowProblem, StoreError, StoreRead, inspect_store, read_store
 from memadmin.core.contextdb.changes import read_changed, store_marks
 from memadmin.core.contextdb.opening import DEFAULT_TIMEOUT_SECONDS
@@ -36,12 +32,12 @@ from .store_writes import OFF, store_mode
 from .sync_lock import SyncBusy, sync_lock
 from .sync_plan import FIELDS, SyncPlan, plan_sync
 from .sync_pushes import plan_bases, store_push, sync_settle
+from .sync_runs import RunBook, SyncRefused, problem_text, run_record
 from .sync_scope import Scope
 from .sync_writes import SyncWriter
 from .workspace_sync import store_extras_sync
 
 DEFAULT_PACK = "magic-context"
-PROBLEMS_KEPT = 200
 PLAN_ATTEMPTS = 3
 # Where `upstream_gone_at` sits in a row of Scope.existing_rows.
 GONE_AT_COLUMN = 3 + FIELDS.index("upstream_gone_at")
@@ -52,84 +48,8 @@ MOVED_MESSAGE = (
 Progress = Callable[[str, int, int], None]
 
 
-class SyncRefused(ValidationError):
-    """The sync was refused and nothing written; `problems` says why, `run` is its record."""
-
-    def __init__(self, messages: list[str], *, run: SyncRun, problems: list[RowProblem] = ()):
-        self.run = run
-        self.problems = list(problems)
-        super().__init__(messages, code="sync_refused")
-
-
-def problem_text(problem: RowProblem) -> str:
-    """Return one problem as a line naming the table, the row and the column."""
-    row = "" if problem.row_id is None else f" row {problem.row_id}"
-    return f"{problem.table}{row}, column {problem.column}: {problem.problem}"
-
-
-def _problem_dict(problem: RowProblem) -> dict:
-    return {
-        "table": problem.table,
-        "row": problem.row_id,
-        "column": problem.column,
-        "problem": problem.problem,
-    }
-
-
 def _silent(phase: str, done: int, total: int) -> None:
     """Report no progress."""
-
-
-class _Run:
-    """The bookkeeping of one sync: when it began, what it was asked, how to refuse it."""
-
-    def __init__(self, *, path: Path, project: str, actor):
-        self.path = path
-        self.project = project
-        self.actor = as_actor(actor)
-        self.started = now_ms()
-        self.clock = time.perf_counter()
-
-    def duration_ms(self) -> int:
-        return int((time.perf_counter() - self.clock) * 1000)
-
-    def refuse(
-        self,
-        messages: list[str],
-        *,
-        store: UpstreamStore | None = None,
-        problems: list[RowProblem] = (),
-        warnings: list[RowProblem] = (),
-    ) -> SyncRefused:
-        """Record the refused run and return the error to raise."""
-        run = SyncRun.objects.create(
-            store=store,
-            path=str(self.path)[:1000],
-            project_filter=self.project[:200],
-            outcome=SyncRun.Outcome.REFUSED,
-            actor_label=self.actor.label,
-            started_at=self.started,
-            duration_ms=self.duration_ms(),
-            problem_count=max(len(problems), len(messages)),
-            problems=[_problem_dict(p) for p in problems[:PROBLEMS_KEPT]]
-            or [{"table": "", "row": None, "column": "", "problem": m} for m in messages],
-            warnings=[_problem_dict(p) for p in warnings[:PROBLEMS_KEPT]],
-        )
-        return SyncRefused(messages, run=run, problems=list(problems))
-
-    def fail(self, reason: str, *, store: UpstreamStore | None = None) -> SyncRun:
-        """Record a run that stopped on an error, having changed nothing; return its record."""
-        return SyncRun.objects.create(
-            store=store,
-            path=str(self.path)[:1000],
-            project_filter=self.project[:200],
-            outcome=SyncRun.Outcome.FAILED,
-            actor_label=self.actor.label,
-            started_at=self.started,
-            duration_ms=self.duration_ms(),
-            problem_count=1,
-            problems=[{"table": "", "row": None, "column": "", "problem": reason[:2000]}],
-        )
 
 
 def context_db_sync(
@@ -168,7 +88,7 @@ def context_db_sync(
     """
     path = Path(path)
     report = progress or _silent
-    run = _Run(path=path, project=project, actor=actor)
+    run = RunBook(path=path, project=project, actor=actor)
     run.pull_only = pull_only or store_mode() == OFF
     with (
         acting(actor=actor, reason=reason or f"sync from {path}", new_change=True),
@@ -185,7 +105,7 @@ def context_db_sync(
 
 
 def _sync(
-    run: _Run, report: Progress, pack, timeout: float, incremental: bool, record_empty: bool
+    run: RunBook, report: Progress, pack, timeout: float, incremental: bool, record_empty: bool
 ) -> SyncRun | None:
     report("read", 0, 1)
     try:
@@ -295,7 +215,7 @@ def _moved_since(mark: int, project_pks: set[int]) -> bool:
 
 
 def _plan_and_write(
-    run: _Run, read, info, store_key: str, pack, warnings, report, marks: _Marks
+    run: RunBook, read, info, store_key: str, pack, warnings, report, marks: _Marks
 ) -> SyncRun | None:
     """Plan the sync against memadmin's rows and write it; raise _Refusal on any problem.
 
@@ -400,7 +320,7 @@ def _plan_and_write(
                 path=run.path, store=store, now=run.started, push=not run.pull_only
             )
             warnings = warnings + plan.warnings + pushed.warnings
-            return _record(
+            return run_record(
                 run, store, plan, created, sessions, warnings, pushed=len(pushed.memories)
             )
     except BaseException:
@@ -441,33 +361,3 @@ def _store_save(store, store_key: str, path: Path, info, now: int) -> UpstreamSt
     store.migrations = info.migrations
     store.save()
     return store
-
-
-def _record(
-    run: _Run, store, plan: SyncPlan, created, sessions: int, warnings, pushed: int = 0
-) -> SyncRun:
-    counts = {identity: c.as_dict() for identity, c in sorted(plan.counts.items())}
-    return SyncRun.objects.create(
-        store=store,
-        path=str(run.path)[:1000],
-        project_filter=run.project[:200],
-        outcome=SyncRun.Outcome.SYNCED,
-        actor_label=run.actor.label,
-        started_at=run.started,
-        duration_ms=run.duration_ms(),
-        new=len(plan.creates),
-        changed=len(plan.updates),
-        unchanged=plan.unchanged,
-        gone=len(plan.gone),
-        flagged=plan.total_flagged,
-        pushed=pushed,
-        conflicted=len(plan.conflicts),
-        sessions=sessions,
-        projects_created=created,
-        by_project=counts,
-        flagged_categories={
-            identity: dict(sorted(counter.items()))
-            for identity, counter in sorted(plan.flagged.items())
-        },
-        warnings=[_problem_dict(p) for p in warnings[:PROBLEMS_KEPT]],
-    )

@@ -9,9 +9,10 @@ stamped with the actor ("import") and a reason, the rows simple-history's bulk p
 1. `projects`: the projects first seen in the store are created and bound (short
    transactions of the project services);
 2. `new_rows`: rows new to memadmin get their keys, then go in with their versions in
-   chunks of about 100 ms each. Nothing refers to them yet and nothing else changes, so
-   they only add; a reference to a row of a later chunk is set in the last step. On SQLite
-   the writer pauses between chunks, so whoever waits for the lock gets it;
+   chunks of about 100 ms each, each row with its base (`StoreBase`, the store's values
+   just read). Nothing refers to them yet and nothing else changes, so they only add; a
+   reference to a row of a later chunk is set in the last step. On SQLite the writer yields
+   the lock between chunks to whoever waits for it (`write_gate`), and to nobody else;
 3. `memories`, `audit`, `sessions`, in one transaction the caller opens: rows whose
    (category, normalized_hash) moves take a placeholder hash first (rows that trade contents
    never collide on the unique constraint), changed, adopted and returning rows are updated,
@@ -37,7 +38,7 @@ from memadmin.projects.models import Project
 from memadmin.projects.services import project_create
 from memadmin.taxonomy.services import pack_install
 
-from .models import UpstreamProject, UpstreamSession, UpstreamStore
+from .models import StoreBase, UpstreamProject, UpstreamSession, UpstreamStore
 from .row_writes import BATCH_SIZE, history_insert, reserve_pks, rows_insert, rows_update
 from .sync_plan import (
     ADOPTED,
@@ -49,7 +50,9 @@ from .sync_plan import (
     VALUE_NAMES,
     SyncPlan,
     Update,
+    values_digest,
 )
+from .write_gate import let_writers_in
 
 UPDATED_FIELDS = ("project", "upstream_id", *FIELDS, "superseded_by", "merged_from")
 SESSION_FIELDS = ("project_identity", "project", "system_prompt_hash", "memory_block_ids")
@@ -64,10 +67,8 @@ NEW_REASON = "new in the store (context.db sync)"
 # Rows new to memadmin go in by chunks sized to take about this long each.
 CHUNK_SECONDS = 0.1
 CHUNK_FIRST, CHUNK_MIN, CHUNK_MAX = 500, 50, 2000
-# SQLite has no queue for its write lock: a writer waiting for it polls, every 100 ms once it
-# has waited a while. Pausing that long between chunks lets it in; otherwise the sync could
-# take the lock back each time before the waiter looks. PostgreSQL locks rows, not the file.
-SQLITE_PAUSE_SECONDS = 0.1
+# SQLite has no queue for its write lock: between chunks the sync yields it to the writers
+# waiting for it, and only to them (`write_gate`). PostgreSQL locks rows, not the file.
 
 
 def project_name(identity: str) -> str:
@@ -162,6 +163,7 @@ class SyncWriter:
             with transaction.atomic():
                 rows_insert(Memory, [self._without_later(row, chunk, new) for row in chunk])
                 self._history(chunk, "+", NEW_REASON)
+                rows_insert(StoreBase, self._bases(chunk, start, size))
                 self.written(chunk)
             self.inserted += [row["id"] for row in chunk]
             start += len(chunk)
@@ -169,7 +171,19 @@ class SyncWriter:
             elapsed = max(time.perf_counter() - began, 0.001)
             size = max(CHUNK_MIN, min(CHUNK_MAX, int(len(chunk) * CHUNK_SECONDS / elapsed)))
             if connection.vendor == "sqlite" and start < len(pks):
-                time.sleep(SQLITE_PAUSE_SECONDS)
+                let_writers_in()
+
+    def _bases(self, chunk: list[dict], start: int, size: int) -> list[dict]:
+        """Return the bases of a chunk of new rows: the store's values as just read."""
+        return [
+            {
+                "memory_id": row["id"],
+                "digest": values_digest(values),
+                "read_at": self.now,
+                "pending_since": None,
+            }
+            for row, (_, values) in zip(chunk, self.plan.creates[start : start + size], strict=True)
+        ]
 
     def _without_later(self, row: dict, chunk: list[dict], new: set[int]) -> dict:
         """Return the row to insert: a reference to a new row of a later chunk waits.
@@ -217,6 +231,7 @@ class SyncWriter:
         """Take out what `new_rows` and `projects` added, when a later step failed."""
         quote = connection.ops.quote_name
         memories, versions = Memory._meta.db_table, Memory.history.model._meta.db_table
+        bases = StoreBase._meta.db_table
         for start in range(0, len(self.inserted), CHUNK_MAX):
             chunk = self.inserted[start : start + CHUNK_MAX]
             marks = ", ".join(["%s"] * len(chunk))
@@ -229,6 +244,7 @@ class SyncWriter:
             chunk = self.inserted[start : start + CHUNK_MAX]
             marks = ", ".join(["%s"] * len(chunk))
             with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(f"DELETE FROM {quote(bases)} WHERE memory_id IN ({marks})", chunk)
                 cursor.execute(f"DELETE FROM {quote(memories)} WHERE id IN ({marks})", chunk)
                 cursor.execute(
                     f"DELETE FROM {quote(versions)} WHERE id IN ({marks}) AND history_type = '+'",
