@@ -66,6 +66,8 @@ class MembershipChange:
     at: int
     actor: str
     reason: str
+    # Moves of the same members in a row, by one actor, are one change (`times` of them).
+    times: int = 1
 
     @property
     def composite_label(self) -> str:
@@ -85,7 +87,14 @@ class MembershipChange:
                 f"; {ids} left with it" if ids else ""
             )
         verb = {"joined": "joined", "left": "left", "moved": "moved within"}[self.kind]
-        return f"{ids} {verb} {label}"
+        return f"{ids} {verb} {label}" + (f" ({self.times} moves)" if self.times > 1 else "")
+
+    def repeats(self, earlier: "MembershipChange") -> bool:
+        """Return True if this is another move of the same members, by the same actor."""
+        return self.kind == earlier.kind == "moved" and (
+            (self.composite_pk, self.members, self.actor)
+            == (earlier.composite_pk, earlier.members, earlier.actor)
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ are where a header starts). It is stale when, since then:
 import hashlib
 import json
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.core.cache import cache
 from django.db import connection
@@ -282,8 +282,16 @@ def stale_headers(
         entry = stale[head]
         entry.changes.append(_change(details[detail], entry.since, versions.get(detail, [])))
     for head, event in sorted(events, key=lambda pair: pair[1]["at"]):
-        stale[head].membership.append(membership_change(event, details))
+        _add_membership(stale[head].membership, membership_change(event, details))
     return sorted(stale.values(), key=lambda entry: (entry.since, entry.header.pk))
+
+
+def _add_membership(changes: list[MembershipChange], change: MembershipChange) -> None:
+    """Append a change; a move repeating the one before it replaces it, counted."""
+    if changes and change.repeats(changes[-1]):
+        change = replace(change, times=changes[-1].times + 1)
+        changes.pop()
+    changes.append(change)
 
 
 def stale_header(header: Memory) -> StaleHeader | None:

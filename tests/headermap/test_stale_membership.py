@@ -137,6 +137,40 @@ def test_reordering_after_the_sync_makes_the_header_stale(synced):
     assert change.summary == f"#{synced['tag'].display_id} moved within the sequence 'Release'"
 
 
+def test_moving_one_member_again_and_again_is_one_change_counted(synced):
+    """Step-by-step moves of one member by one actor are listed once, with their count."""
+    move(synced)
+    composite_member_move(
+        composite=synced["sequence"],
+        member=synced["tag"],
+        position=1,
+        actor="dreamer",
+        at_ms=LATER + 1,
+    )
+    change = only_change(synced)
+    assert (change.kind, change.times, change.at) == ("moved", 2, LATER + 1)
+    assert change.summary == (
+        f"#{synced['tag'].display_id} moved within the sequence 'Release' (2 moves)"
+    )
+
+
+def test_moves_by_two_people_stay_two_changes(synced):
+    """A move is folded into the one before it only when the same actor made both."""
+    move(synced)
+    composite_member_move(
+        composite=synced["sequence"],
+        member=synced["tag"],
+        position=1,
+        actor="historian",
+        at_ms=LATER + 1,
+    )
+    (entry,) = stale_headers()
+    assert [(c.kind, c.actor, c.times) for c in entry.membership] == [
+        ("moved", "dreamer", 1),
+        ("moved", "historian", 1),
+    ]
+
+
 def test_deleting_one_of_its_composites_makes_the_header_stale(checks):
     """A composite deleted while the header still heads another is listed with its members."""
     assert stale_header_count() == 0
