@@ -3,6 +3,7 @@
 import sqlite3
 
 import pytest
+from django.urls import reverse
 
 from memadmin.composites.services import composite_create, composite_member_add
 from memadmin.interop.composite_publish import composites_publish, composites_unpublish
@@ -82,3 +83,20 @@ def test_publishing_again_does_not_bring_back_a_row_deleted_in_the_store(unpubli
     _, conflicts = composites_publish(upstream=upstream, actor="system")
     assert conflicts[0]["problem"].startswith("deleted in the store")
     assert store_composites(path) == []
+
+
+def test_a_composite_changed_on_both_sides_is_listed_with_both_on_the_conflicts_section(
+    unpublished, client_as
+):
+    """After the sync, the Import/export page's conflicts section shows each side's composite."""
+    path, upstream, composite, memories = unpublished
+    composite_member_add(composite=composite, members=[memories[3]], actor="agent")
+    other_process(path, "UPDATE composites SET type = 'alternatives'")
+    composites_publish(upstream=upstream, actor="system")
+    context_db_sync(path=path)
+    page = client_as("curator").get(reverse("interop:index")).content.decode()
+    section = page[page.index('id="sync-conflicts"') :]
+    assert "No conflict" not in section.split("</section>")[0]
+    assert "alternatives headed by #1: [#2], cursor 0" in section
+    assert "theme headed by #1: [#2, #3], cursor 0" in section
+    assert reverse("composites:detail", args=[composite.pk]) in section
