@@ -161,9 +161,33 @@ def link_save(composite: Composite, upstream: UpstreamStore, upstream_id: int, d
     )
 
 
+def base_conflict(connection: sqlite3.Connection, composite: Composite, state: dict) -> dict:
+    """Return the conflict when the store's row of a linked composite moved from memadmin's base.
+
+    A row changed (or deleted) in the store since memadmin last read it is a newer write: it is
+    not overwritten. The next sync reads it back (or, changed in memadmin too, reports it).
+    Return {} when the row is still the base (or already equal to memadmin's state).
+    """
+    link = StoreComposite.objects.get(composite=composite)
+    current = store_state(connection, link.upstream_id)
+    if current is not None and state_digest(current) in {link.digest, state_digest(state)}:
+        return {}
+    side = "deleted" if current is None else "changed"
+    return {
+        "table": "composites",
+        "row": link.upstream_id,
+        "column": "",
+        "problem": f"{side} in the store since memadmin read it (composite {composite.pk}); "
+        "not overwritten: sync the store to read it back",
+    }
+
+
 @transaction.atomic
-def composites_publish(*, upstream: UpstreamStore, actor) -> list[str]:
-    """Turn publishing on for the store: create the tables, write every composite; return created.
+def composites_publish(*, upstream: UpstreamStore, actor) -> tuple[list[str], list[dict]]:
+    """Turn publishing on for the store: create the tables, write every composite.
+
+    Return (the tables created, the conflicts): a linked composite whose store row changed or
+    went since memadmin's base is left as it is on both sides and reported (`base_conflict`).
 
     Refused with PublishRefused (the store and memadmin unchanged) when a table of those names
     has another shape, or a composite cannot be written (a memory not in the store yet).
@@ -186,13 +210,19 @@ def composites_publish(*, upstream: UpstreamStore, actor) -> list[str]:
     )
     now = now_ms()
     written: dict[int, int] = {}
+    conflicts: list[dict] = []
     try:
         with write_transaction(upstream, now) as tx:
             created = ddl.tables_create(tx.connection, Composite.Type.values)
             for composite in composites:
                 known = links.get(composite.pk)
+                if known is not None and "composites" not in created:
+                    conflict = base_conflict(tx.connection, composite, states[composite.pk])
+                    if conflict:
+                        conflicts.append(conflict)
+                        continue
                 if known is not None and store_state(tx.connection, known) is None:
-                    known = None
+                    known = None  # the tables were (re)created: no row to keep
                 written[composite.pk] = write_state(tx.connection, known, states[composite.pk], now)
     except ddl.ForeignShape as error:
         raise PublishRefused(
@@ -201,9 +231,10 @@ def composites_publish(*, upstream: UpstreamStore, actor) -> list[str]:
     except StoreError as error:
         raise refused_error(upstream, error) from error
     for composite in composites:
-        link_save(
-            composite, upstream, written[composite.pk], state_digest(states[composite.pk]), now
-        )
+        if composite.pk in written:
+            link_save(
+                composite, upstream, written[composite.pk], state_digest(states[composite.pk]), now
+            )
     StoreComposites.objects.update_or_create(
         store=upstream,
         defaults={"published": True, "changed_at": now, "changed_by": actor_label(actor)},
@@ -213,9 +244,14 @@ def composites_publish(*, upstream: UpstreamStore, actor) -> list[str]:
         target=upstream,
         actor=actor,
         object_type="store",
-        changes={"created": created, "composites": len(composites), "path": upstream.path},
+        changes={
+            "created": created,
+            "composites": len(written),
+            "conflicts": conflicts,
+            "path": upstream.path,
+        },
     )
-    return created
+    return created, conflicts
 
 
 @transaction.atomic

@@ -41,6 +41,22 @@ def _problem(table: str, row, problem: str) -> dict:
     return {"table": table, "row": row, "column": "", "problem": problem}
 
 
+def _shown(state: dict | None) -> str:
+    """Return a composite's state in store ids, as a conflict lists each side."""
+    if state is None:
+        return "deleted"
+    members = ", ".join(f"#{member}" for member in state["members"])
+    return f"{state['type']} headed by #{state['head']}: [{members}], cursor {state['cursor']}"
+
+
+def _sides(store_side: dict | None, composite: Composite) -> dict:
+    try:
+        mine = _shown(memadmin_state(composite))
+    except PublishRefused:
+        mine = "has memories not in the store yet"
+    return {"store": _shown(store_side), "memadmin": mine, "composite": composite.pk}
+
+
 def _live(memory: Memory, by_pk: dict) -> Memory:
     """Follow a merged memory to its live result (itself when it was not merged)."""
     seen = set()
@@ -250,14 +266,19 @@ def composites_sync(*, upstream: UpstreamStore | None, path: Path) -> list[dict]
         if state is None:
             continue
         if link is not None and _memadmin_digest(link.composite) != link.digest:
-            conflicts.append(
-                _problem(
-                    "composites",
-                    row["id"],
-                    f"changed in the store and in memadmin (composite {link.composite_id}) since "
-                    "the last sync; neither was overwritten",
-                )
+            conflict = _problem(
+                "composites",
+                row["id"],
+                f"changed in the store and in memadmin (composite {link.composite_id}) since "
+                "the last sync; neither was overwritten",
             )
+            stored = {
+                "type": row["type"],
+                "head": row["head_memory_id"],
+                "cursor": row["cursor"],
+                "members": [m["member_memory_id"] for m in reader.members.get(row["id"], [])],
+            }
+            conflicts.append({**conflict, "sides": _sides(stored, link.composite)})
             continue
         changed[row["id"]] = (state, row)
     replaced = [links[uid].composite_id for uid in changed if uid in links]
@@ -287,14 +308,13 @@ def composites_sync(*, upstream: UpstreamStore | None, path: Path) -> list[dict]
         for link in gone:
             composite = link.composite
             if _memadmin_digest(composite) != link.digest:
-                conflicts.append(
-                    _problem(
-                        "composites",
-                        link.upstream_id,
-                        f"deleted in the store and changed in memadmin (composite "
-                        f"{composite.pk}); memadmin's was kept",
-                    )
+                conflict = _problem(
+                    "composites",
+                    link.upstream_id,
+                    f"deleted in the store and changed in memadmin (composite "
+                    f"{composite.pk}); memadmin's was kept",
                 )
+                conflicts.append({**conflict, "sides": _sides(None, composite)})
                 continue
             audit_record(
                 action="composite_deleted",

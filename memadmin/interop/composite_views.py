@@ -19,12 +19,14 @@ def store_composites_publish(request: HtmxHttpRequest, pk: int):
     """Turn publishing of composites on for the store (creating its two tables)."""
     upstream = get_object_or_404(UpstreamStore, pk=pk)
     try:
-        created = composites_publish(upstream=upstream, actor=request.user)
+        created, conflicts = composites_publish(upstream=upstream, actor=request.user)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
         made = f" Created {', '.join(created)}." if created else ""
         messages.success(request, f"Composites are now published to {upstream.path}.{made}")
+        for conflict in conflicts:
+            messages.warning(request, f"Store composite {conflict['row']}: {conflict['problem']}.")
     return redirect("interop:index")
 
 

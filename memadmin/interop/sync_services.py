@@ -1,6 +1,7 @@
 """Sync memadmin from a magic-context store: read it read-only, plan, then write all or nothing.
 
-The store is opened read-only (`memadmin.core.contextdb`) and never written. Every row is
+The store is read read-only (`memadmin.core.contextdb`); only the pushes (`sync_pushes`,
+then the composites', unless pull-only) write to it, with the base check. Every row is
 checked and the whole plan made, outside any write transaction, before the first write; a
 single problem refuses the sync with every problem listed (row, column, problem) and
 nothing imported. The writes then run with actor "import" (`sync_writes`) in short

@@ -76,8 +76,8 @@ def test_publishing_creates_exactly_the_two_tables(synced):
     """Publishing adds the two tables (with their indexes and head triggers) and nothing else."""
     path, upstream, _ = synced
     before = tables(path)
-    created = composites_publish(upstream=upstream, actor="system")
-    assert created == ["composites", "composite_members"]
+    created, conflicts = composites_publish(upstream=upstream, actor="system")
+    assert (created, conflicts) == (["composites", "composite_members"], [])
     assert tables(path) - before == {"composites", "composite_members"}
     indexes = {
         name
@@ -90,7 +90,7 @@ def test_publishing_creates_exactly_the_two_tables(synced):
         ("composites", "composite_id", "CASCADE"),
         ("memories", "member_memory_id", "CASCADE"),
     }
-    assert composites_publish(upstream=upstream, actor="system") == []
+    assert composites_publish(upstream=upstream, actor="system") == ([], [])
 
 
 def test_the_store_refuses_a_member_equal_to_its_head(synced):

@@ -14,9 +14,12 @@ PROBLEMS_SHOWN = 50
 
 class Command(BaseCommand):
     help = (
-        "Sync memories and sessions from a magic-context store (context.db), read-only: the "
-        "file is never written. Safe to re-run; refused with every problem listed, and "
-        "nothing imported, when a row cannot be imported as it is."
+        "Sync memories and sessions from a magic-context store (context.db), both ways: the "
+        "store's changes come in, and memadmin's changes since its base (kept as pending, or "
+        "composites of a published store) are written back, a row changed on both sides kept "
+        "as a conflict. With --pull-only (or MEMADMIN_STORE_WRITES=off) the file is never "
+        "written. Safe to re-run; refused with every problem listed, and nothing imported, "
+        "when a row cannot be imported as it is."
     )
 
     def add_arguments(self, parser):
@@ -104,11 +107,13 @@ class Command(BaseCommand):
         if upstream is None:
             raise CommandError("no synced store to publish composites to")
         try:
-            created = composites_publish(upstream=upstream, actor="system")
+            created, conflicts = composites_publish(upstream=upstream, actor="system")
         except PublishRefused as refused:
             raise CommandError(" ".join(refused.messages)) from refused
         made = ", ".join(created) if created else "none (they were there)"
         self.stdout.write(f"  composites published to {upstream.path}; tables created: {made}")
+        for conflict in conflicts:
+            self.stdout.write(f"  store composite {conflict['row']}: {conflict['problem']}")
 
 
 def summary_text(run) -> str:
