@@ -9,7 +9,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from memadmin.audit.service_admin import ReadOnlyAdmin, ServiceAdmin
+from memadmin.service_admin import ReadOnlyAdmin, ServiceAdmin
 
 from .forms import ROLE_CHOICES
 from .roles import role_of

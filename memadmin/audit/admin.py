@@ -2,8 +2,9 @@
 
 from django.contrib import admin
 
+from memadmin.service_admin import ReadOnlyAdmin
+
 from .models import AuditEvent, StoreVersion
-from .service_admin import ReadOnlyAdmin
 
 
 @admin.register(AuditEvent)

@@ -3,7 +3,7 @@
 from django import forms
 from django.contrib import admin
 
-from memadmin.audit.service_admin import ReadOnlyAdmin, ServiceAdmin
+from memadmin.service_admin import ReadOnlyAdmin, ServiceAdmin
 
 from .models import Composite, CompositeMember, ReferenceSet
 from .services import (

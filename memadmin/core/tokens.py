@@ -19,7 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -30,7 +30,6 @@ from memadmin.core.claude_encoding import (
     EncodingFilesMissing,
     utf16_length,
 )
-from memadmin.core.hashing import content_digest
 
 COUNTER_NAMES = ("heuristic", "claude")
 AI_TOKENIZER_VERSION = "1.0.6"
@@ -133,32 +132,6 @@ def default_counter() -> TokenCounter:
         return ClaudeCounter()
     except CounterUnavailable:
         return HeuristicCounter()
-
-
-class CachedCounter:
-    """A counter that remembers counts in `cache`, keyed by counter name and text digest."""
-
-    def __init__(self, counter: TokenCounter, cache: MutableMapping[str, int]):
-        """Wrap `counter`; `cache` may be a dict or any mapping backed by storage."""
-        self.counter = counter
-        self.cache = cache
-        self.name = counter.name
-
-    def key(self, text: str) -> str:
-        """Return the cache key of `text`: `<counter name>:<sha256 of its UTF-8>`."""
-        return f"{self.name}:{content_digest(text)}"
-
-    def count(self, text: str) -> int:
-        """Return the cached count of `text`, counting and storing it on a miss."""
-        try:
-            key = self.key(text)
-        except UnicodeEncodeError:  # a lone surrogate has no UTF-8, so no digest
-            return self.counter.count(text)
-        count = self.cache.get(key)
-        if count is None:
-            count = self.counter.count(text)
-            self.cache[key] = count
-        return count
 
 
 def tokenizer_dir() -> Path:

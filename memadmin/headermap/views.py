@@ -17,7 +17,7 @@ from functools import cached_property
 from urllib.parse import urlencode
 
 from django.core.paginator import InvalidPage, Page, Paginator
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
@@ -63,17 +63,22 @@ class MapPlace:
         """Return the part of the query that names the category shown (empty if none)."""
         if not self.unreached:
             return ""
-        query = [("unreached", self.unreached)]
+        query = QueryDict(mutable=True)
+        query["unreached"] = self.unreached
         if self.unreached_page != 1:
-            query.append(("unreached_page", self.unreached_page))
-        return "&" + urlencode(query)
+            query["unreached_page"] = str(self.unreached_page)
+        return "&" + query.urlencode()
 
     def query(self, open_ids: Iterable[int] | None = None) -> str:
         """Return the query string of this place, or of it with other nodes open."""
-        opened = "".join(
-            f"&open={i}" for i in sorted(self.open_ids if open_ids is None else open_ids)
+        query = QueryDict(mutable=True)
+        query["project"] = str(self.project_id)
+        if self.page != 1:
+            query["page"] = str(self.page)
+        query.setlist(
+            "open", [str(i) for i in sorted(self.open_ids if open_ids is None else open_ids)]
         )
-        return f"project={self.project_id}{self.page_query}{opened}{self.unreached_query}"
+        return query.urlencode() + self.unreached_query
 
     def url(self, view: str = "headermap:index", **changes) -> str:
         """Return the address of `view` (the map page) at this place, with `changes` made."""
@@ -130,14 +135,11 @@ class UnreachedGroupRow:
     fragment_url: str
 
 
-_PK_SLOT = 987654321  # stands for a node's pk in its details URL, reversed once per map
-
-
 class _Urls:
     """Build the node links of one project's map, keeping the place the reader is at.
 
-    A map draws hundreds of nodes, each with two links: the URLs are reversed once here
-    and filled in per node (all ids are whole numbers, so they need no quoting).
+    A map draws hundreds of nodes, each with two links: a node's details URL is reversed
+    once per node id and its query built with a QueryDict.
     """
 
     def __init__(self, place: MapPlace, stale_ids: set[int] = frozenset()):
@@ -145,7 +147,7 @@ class _Urls:
         self.open_ids = place.open_ids
         self.stale_ids = stale_ids
         self._index = reverse("headermap:index")
-        self._details = reverse("headermap:details", args=[_PK_SLOT]).split(str(_PK_SLOT))
+        self._details: dict[int, str] = {}
         self._details_state = place.page_query + place.unreached_query
 
     def page(self, open_ids) -> str:
@@ -154,10 +156,14 @@ class _Urls:
 
     def details(self, path: tuple[int, ...]) -> str:
         """Return the address of a node's details, reached by `path`."""
-        before, after = self._details
-        dotted = ".".join(map(str, path))
-        project = self.place.project_id
-        return f"{before}{path[-1]}{after}?project={project}&path={dotted}{self._details_state}"
+        pk = path[-1]
+        address = self._details.get(pk)
+        if address is None:
+            address = self._details[pk] = reverse("headermap:details", args=[pk])
+        query = QueryDict(mutable=True)
+        query["project"] = str(self.place.project_id)
+        query["path"] = ".".join(map(str, path))
+        return f"{address}?{query.urlencode(safe='.')}{self._details_state}"
 
 
 def _items(

@@ -6,9 +6,13 @@ class MemoriesConfig(AppConfig):
     verbose_name = "Memories (content blocks)"
 
     def ready(self) -> None:
+        from memadmin.taxonomy import memory_hooks
+
         from . import (
             checks,  # noqa: F401  (registers the system check)
             sizes,
+            taxonomy_side,
         )
 
         sizes.connect()
+        memory_hooks.register(taxonomy_side.TaxonomySide())

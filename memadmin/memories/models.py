@@ -9,32 +9,27 @@ from django.db.models import Q
 from simple_history.models import HistoricalRecords
 
 from memadmin.audit.models import HistoryActorFields
+from memadmin.core.contextdb.rules import (
+    MEMORY_SCOPES,
+    MEMORY_STATUSES,
+    SOURCE_TYPES,
+    VERIFICATION_STATUSES,
+)
+
+
+def _choices(name: str, values: tuple[str, ...]) -> type[models.TextChoices]:
+    """Return the choices of one upstream word list: ACTIVE = "active", label "Active"."""
+    return models.TextChoices(name, [(value.upper(), value) for value in values])
 
 
 class Memory(models.Model):
     """A memory: one row of upstream's `memories` table, plus the upstream id it came from."""
 
-    class Status(models.TextChoices):
-        ACTIVE = "active"
-        PERMANENT = "permanent"
-        ARCHIVED = "archived"
-
-    class Scope(models.TextChoices):
-        PROJECT = "project"
-        ECOSYSTEM = "ecosystem"
-        UNIVERSE = "universe"
-
-    class SourceType(models.TextChoices):
-        HISTORIAN = "historian"
-        AGENT = "agent"
-        DREAMER = "dreamer"
-        USER = "user"
-
-    class Verification(models.TextChoices):
-        UNVERIFIED = "unverified"
-        VERIFIED = "verified"
-        STALE = "stale"
-        FLAGGED = "flagged"
+    # The vocabulary is upstream's, kept once in the core (`core.contextdb.rules`).
+    Status = _choices("Status", MEMORY_STATUSES)
+    Scope = _choices("Scope", MEMORY_SCOPES)
+    SourceType = _choices("SourceType", SOURCE_TYPES)
+    Verification = _choices("Verification", VERIFICATION_STATUSES)
 
     project = models.ForeignKey(
         "projects.Project", on_delete=models.CASCADE, related_name="memories"

@@ -5,16 +5,16 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 
 from memadmin.core.facts import AcceptedFact, FactsReport
-from memadmin.memories.models import Memory
-from memadmin.memories.services import memory_write_or_bump
+
+from .memory_hooks import memories
 
 
 @dataclass
 class FactsWritten:
     """What writing the accepted facts did: memories created, memories bumped, facts refused."""
 
-    created: list[tuple[AcceptedFact, Memory]] = field(default_factory=list)
-    bumped: list[tuple[AcceptedFact, Memory]] = field(default_factory=list)
+    created: list[tuple[AcceptedFact, object]] = field(default_factory=list)
+    bumped: list[tuple[AcceptedFact, object]] = field(default_factory=list)
     refused: list[tuple[AcceptedFact, str]] = field(default_factory=list)
 
 
@@ -28,12 +28,11 @@ def facts_write(*, project, report: FactsReport, actor, reason: str = "") -> Fac
     written = FactsWritten()
     for fact in report.accepted:
         try:
-            memory, created = memory_write_or_bump(
+            memory, created = memories().write_or_bump(
                 project=project,
                 category=fact.category,
                 content=fact.content,
                 actor=actor,
-                source_type=Memory.SourceType.HISTORIAN,
                 reason=reason or f"historian output, line {fact.line}",
             )
         except ValidationError as error:

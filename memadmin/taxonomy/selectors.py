@@ -8,13 +8,14 @@ texts and their surface hash are assembled from the same rows.
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models import QuerySet
 from django.db.models.functions import Coalesce
 
 from memadmin.core.facts import AcceptedFact, FactsReport, parse_facts, unknown_category
 from memadmin.core.packs import CategorySpec, criteria_from_dict
 from memadmin.core.prompts import render_all, surface_hash
 
+from .memory_hooks import memories
 from .models import Category, SurfaceHashRecord
 
 
@@ -40,16 +41,8 @@ def category_by_name(project, name: str) -> Category:
 
 def categories_with_counts(project) -> QuerySet[Category]:
     """Return the project's categories in priority order, each with `memory_count`."""
-    from memadmin.memories.models import Memory
-
-    counts = (
-        Memory.objects.filter(project=OuterRef("project"), category=OuterRef("name"))
-        .order_by()
-        .values("category")
-        .annotate(n=Count("id"))
-        .values("n")
-    )
-    return categories_of(project).annotate(memory_count=Coalesce(Subquery(counts), 0))
+    counts = memories().count_per_category()
+    return categories_of(project).annotate(memory_count=Coalesce(counts, 0))
 
 
 def prompt_categories(categories: Iterable[Category]) -> tuple[CategorySpec, ...]:

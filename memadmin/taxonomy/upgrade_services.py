@@ -9,17 +9,13 @@ from collections.abc import Mapping
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from simple_history.utils import bulk_update_with_history
 
-from memadmin.audit.actors import as_actor
 from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
-from memadmin.core.clock import now_ms
 from memadmin.core.packs import PackSpec, criteria_to_dict
-from memadmin.memories.models import Memory
-from memadmin.memories.store_gateway import StoreChange, store_write
 from memadmin.projects.models import Project
 
+from .memory_hooks import memories
 from .models import Category
 from .selectors import categories_with_counts
 from .services import pack_record, surface_hash_note
@@ -52,20 +48,21 @@ def _collisions(project, current_names: set[str], new_names: tuple[str, ...], ma
     removed = [old for old in mapping if old in current_names and old not in new_names]
     seen: dict[tuple[str, str], int] = {}
     for target in {mapping[old] for old in removed}:
-        for memory in Memory.objects.filter(project=project, category=target).only(
-            "id", "upstream_id", "normalized_hash"
+        for display_id, normalized_hash in memories().hashes_in(
+            project=project, category=target, by_id=False
         ):
-            seen[(target, memory.normalized_hash)] = memory.display_id
+            seen[(target, normalized_hash)] = display_id
     collisions = []
     for old in removed:
         target = mapping[old]
-        moving = Memory.objects.filter(project=project, category=old).order_by("id")
-        for memory in moving.only("id", "upstream_id", "normalized_hash"):
-            key = (target, memory.normalized_hash)
+        for display_id, normalized_hash in memories().hashes_in(
+            project=project, category=old, by_id=True
+        ):
+            key = (target, normalized_hash)
             if key in seen:
-                collisions.append(Collision(memory.display_id, old, seen[key], target))
+                collisions.append(Collision(display_id, old, seen[key], target))
             else:
-                seen[key] = memory.display_id
+                seen[key] = display_id
     return collisions
 
 
@@ -195,37 +192,8 @@ def _update_categories(project: Project, spec: PackSpec) -> None:
 def _move_memories(project: Project, plan: UpgradePlan, *, actor, reason: str) -> dict:
     """Move the memories of removed categories as mapped; return {old: count}."""
     moved: dict[str, int] = {}
-    now = now_ms()
     for move in plan.moves:
-        memories = list(
-            Memory.objects.select_for_update().filter(project=project, category=move.old)
+        moved[move.old] = memories().move(
+            project=project, old=move.old, new=move.new, actor=actor, reason=reason
         )
-        for memory in memories:
-            memory.category = move.new
-            memory.updated_at = max(now, memory.updated_at + 1)
-        acting_actor = _history_actor(actor)
-        # A synced project's store takes the moves first, or the upgrade writes nothing.
-        receipt = store_write(project=project, changes=[StoreChange(m) for m in memories])
-        bulk_update_with_history(
-            memories,
-            Memory,
-            ["category", "updated_at"],
-            default_change_reason=reason,
-            custom_historical_attrs=acting_actor,
-        )
-        receipt.settle()
-        for memory in memories:
-            audit_record(
-                action="recategorised",
-                target=memory,
-                project=project,
-                category=move.new,
-                changes={"category": [move.old, move.new]},
-            )
-        moved[move.old] = len(memories)
     return moved
-
-
-def _history_actor(actor) -> dict:
-    resolved = as_actor(actor)
-    return {"history_actor": resolved.label, "history_actor_kind": resolved.kind}

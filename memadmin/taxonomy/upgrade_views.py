@@ -20,11 +20,11 @@ from django.views.decorators.http import require_GET, require_POST
 from memadmin.accounts.roles import role_required
 from memadmin.core.packs import PackError, PackNotFoundError, PackSpec, load_pack
 from memadmin.htmx_request import HtmxHttpRequest
-from memadmin.memories.store_gateway import StoreRefused
 from memadmin.projects.models import Project
 
 from .criteria_fields import LABELS, field_text
 from .editor import MovedField
+from .memory_hooks import memories
 from .services import pack_load
 from .upgrade_forms import UpgradeApplyForm, UpgradeTargetForm
 from .upgrade_services import StaleUpgradePlan, UpgradeRefused, pack_upgrade, pack_upgrade_plan
@@ -184,7 +184,7 @@ def pack_apply(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
     except UpgradeRefused:
         # The plan shown held refusals (the page offers no apply then): show it again.
         return _render(request, project, planned, files, apply=apply, status=400)
-    except StoreRefused as refused:
+    except memories().StoreRefused as refused:
         # The project's store refused the moves: nothing was written on either side.
         return _render(
             request, project, planned, files, apply=apply, refusal=refused.messages[0], status=409

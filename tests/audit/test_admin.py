@@ -9,11 +9,11 @@ from django.contrib.auth import get_user_model
 from django.test import RequestFactory
 
 from memadmin.audit.models import AuditEvent
-from memadmin.audit.service_admin import ReadOnlyAdmin, ServiceAdmin
 from memadmin.composites.models import Composite
 from memadmin.memories.archive_services import memory_supersede
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
+from memadmin.service_admin import ReadOnlyAdmin, ServiceAdmin
 from memadmin.taxonomy.selectors import category_by_name
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from memadmin.core.ledger import LedgerComposite, LedgerMemory, assemble
 from memadmin.core.ledger.ordering import selection_order
-from memadmin.core.ledger.render import memory_line, memory_lines
+from memadmin.core.ledger.render import counted_lines, memory_line
 
 NOW = 1_700_000_000_000
 FIVE = ["PROJECT_RULES", "ARCHITECTURE", "CONSTRAINTS", "CONFIG_VALUES", "NAMING"]
@@ -271,10 +271,10 @@ def test_plugin_mode_matches_a_literal_transcription_of_upstream(case):
 
 @given(stores())
 def test_bulk_and_single_lines_agree(store):
-    """``memory_lines`` renders each memory exactly as ``memory_line`` does."""
+    """``counted_lines`` renders each memory exactly as ``memory_line`` does, plus a newline."""
     memories, _ = store
-    assert memory_lines(memories, {}) == [
-        memory_line(m.id, m.content, m.source_name) for m in memories
+    assert counted_lines(memories, {}) == [
+        memory_line(m.id, m.content, m.source_name) + "\n" for m in memories
     ]
 
 

@@ -17,10 +17,8 @@ from memadmin.core.claude_encoding import (
     read_ranks,
     utf16_length,
 )
-from memadmin.core.hashing import content_digest
 from memadmin.core.tokens import (
     COUNTER_NAMES,
-    CachedCounter,
     ClaudeCounter,
     CounterUnavailable,
     HeuristicCounter,
@@ -439,39 +437,3 @@ def test_the_count_command_prints_the_count(claude_dir, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO("abcdefg"))
     assert tokens.main(["count", "--counter", "heuristic"]) == 0
     assert capsys.readouterr().out == "2\n"
-
-
-# --- caching ---------------------------------------------------------------------------
-
-
-class CountingCounter:
-    name = "counting"
-
-    def __init__(self):
-        self.calls = 0
-
-    def count(self, text: str) -> int:
-        self.calls += 1
-        return len(text)
-
-
-def test_cached_counter_counts_each_text_once():
-    """A second count of the same text comes from the cache."""
-    inner, cache = CountingCounter(), {}
-    counter = CachedCounter(inner, cache)
-    assert counter.count("hello") == 5
-    assert counter.count("hello") == 5
-    assert inner.calls == 1
-    assert cache == {f"counting:{content_digest('hello')}": 5}
-
-
-def test_cached_counter_keeps_the_counter_name():
-    """The wrapper answers to the name of the counter it wraps."""
-    assert CachedCounter(HeuristicCounter(), {}).name == "heuristic"
-
-
-def test_cached_counter_counts_text_with_a_lone_surrogate_uncached():
-    """A text without a UTF-8 form (a lone surrogate) is counted but not cached."""
-    inner, cache = CountingCounter(), {}
-    assert CachedCounter(inner, cache).count("a\ud800") == 2
-    assert cache == {}

@@ -58,11 +58,6 @@ def memory_line(
     return f"#{memory_id}: {content}{suffix}"
 
 
-def memory_lines(memories: Iterable, suffixes: dict[int, str]) -> list[str]:
-    """Return each memory's ``memory_line``, with its suffix if it has one, in bulk."""
-    return [line[:-1] for line in counted_lines(memories, suffixes)]
-
-
 def counted_lines(memories: Iterable, suffixes: dict[int, str]) -> list[str]:
     """Return each memory's line followed by ``\n``: the text its cost is counted on."""
     lines = []
