@@ -57,6 +57,10 @@ VIEW_ROLE = {
     "audit:criteria_revert": "curator",
     "interop:conflict_resolve": "curator",  # choosing between two people's texts
     "interop:workspace_edit": "curator",  # what every member's agent is given: policy
+    # Publishing composites to a store, and stopping or dropping it, changes what the agent reads.
+    "interop:store_composites_publish": "curator",
+    "interop:store_composites_unpublish": "curator",
+    "interop:store_composites_drop": "curator",
     "taxonomy:facts": "viewer",  # checking pasted historian output reads, never writes
     "memories:bulk_actions": "editor",  # a read, but only of the bulk bar editors have
 }
