@@ -9,26 +9,13 @@ only the store changed (pulled), one only memadmin changed (pushed) and one both
 
 from dataclasses import dataclass
 
-from memadmin.core.contextdb.writing import curated_digest
+from memadmin.core.contextdb.writing import CURATED_COLUMNS, curated_digest
 
 from .sync_values import FIELDS, GONE_AT, PROJECT
 
-# The curated values of a values tuple, by store column (see writing.CURATED_COLUMNS).
+# The curated values of a values tuple, by store column (CURATED_COLUMNS: one list for both).
 _CURATED_AT = {
-    "project_path": PROJECT,
-    **{
-        name: 1 + FIELDS.index(name)
-        for name in (
-            "category",
-            "content",
-            "importance",
-            "scope",
-            "shareable",
-            "status",
-            "expires_at",
-            "metadata",
-        )
-    },
+    name: PROJECT if name == "project_path" else 1 + FIELDS.index(name) for name in CURATED_COLUMNS
 }
 
 
