@@ -56,6 +56,7 @@ VIEW_ROLE = {
     "audit:memory_revert": "editor",
     "audit:criteria_revert": "curator",
     "interop:conflict_resolve": "curator",  # choosing between two people's texts
+    "interop:composite_conflict_resolve": "curator",  # alike, for a composite
     "interop:workspace_edit": "curator",  # what every member's agent is given: policy
     # Publishing composites to a store, and stopping or dropping it, changes what the agent reads.
     "interop:store_composites_publish": "curator",

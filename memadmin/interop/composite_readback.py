@@ -31,6 +31,7 @@ from memadmin.core.contextdb import composites_ddl as ddl
 from memadmin.core.contextdb.opening import open_readonly
 from memadmin.memories.models import Memory
 
+from .composite_conflicts import conflict_entry
 from .composite_publish import PublishRefused, memadmin_state, state_digest
 from .composite_push import composites_push
 from .models import StoreComposite, UpstreamStore
@@ -39,22 +40,6 @@ from .store_writes import store_timeout
 
 def _problem(table: str, row, problem: str) -> dict:
     return {"table": table, "row": row, "column": "", "problem": problem}
-
-
-def _shown(state: dict | None) -> str:
-    """Return a composite's state in store ids, as a conflict lists each side."""
-    if state is None:
-        return "deleted"
-    members = ", ".join(f"#{member}" for member in state["members"])
-    return f"{state['type']} headed by #{state['head']}: [{members}], cursor {state['cursor']}"
-
-
-def _sides(store_side: dict | None, composite: Composite) -> dict:
-    try:
-        mine = _shown(memadmin_state(composite))
-    except PublishRefused:
-        mine = "has memories not in the store yet"
-    return {"store": _shown(store_side), "memadmin": mine, "composite": composite.pk}
 
 
 def _live(memory: Memory, by_pk: dict) -> Memory:
@@ -68,7 +53,7 @@ def _live(memory: Memory, by_pk: dict) -> Memory:
     return memory
 
 
-class _Reader:
+class StoreReader:
     """One read-back: the store's rows checked and turned into memadmin states."""
 
     def __init__(self, upstream: UpstreamStore, rows, members):
@@ -189,7 +174,7 @@ def _raw_digest(row: dict, members: list[dict]) -> str:
     )
 
 
-def _apply(composite: Composite | None, state: dict, row: dict) -> Composite:
+def store_state_apply(composite: Composite | None, state: dict, row: dict) -> Composite:
     """Write the store's state into memadmin (as the enclosing `acting` block's actor)."""
     members = state["members"]
     cursor = min(max(int(state["cursor"] or 0), 0), max(len(members) - 1, 0))
@@ -248,7 +233,7 @@ def composites_sync(*, upstream: UpstreamStore | None, path: Path) -> list[dict]
             connection.close()
     except StoreError as error:
         return [_problem("composites", None, f"the composite tables cannot be read: {error}")]
-    reader = _Reader(upstream, rows, members)
+    reader = StoreReader(upstream, rows, members)
     links = {link.upstream_id: link for link in StoreComposite.objects.filter(store=upstream)}
     changed: dict[int, tuple[dict, dict]] = {}
     conflicts: list[dict] = []
@@ -278,7 +263,7 @@ def composites_sync(*, upstream: UpstreamStore | None, path: Path) -> list[dict]
                 "cursor": row["cursor"],
                 "members": [m["member_memory_id"] for m in reader.members.get(row["id"], [])],
             }
-            conflicts.append({**conflict, "sides": _sides(stored, link.composite)})
+            conflicts.append(conflict_entry(conflict, link, stored))
             continue
         changed[row["id"]] = (state, row)
     replaced = [links[uid].composite_id for uid in changed if uid in links]
@@ -295,7 +280,7 @@ def composites_sync(*, upstream: UpstreamStore | None, path: Path) -> list[dict]
     with transaction.atomic():
         for uid, (state, row) in changed.items():
             link = links.get(uid)
-            composite = _apply(link.composite if link else None, state, row)
+            composite = store_state_apply(link.composite if link else None, state, row)
             StoreComposite.objects.update_or_create(
                 composite=composite,
                 defaults={
@@ -314,7 +299,7 @@ def composites_sync(*, upstream: UpstreamStore | None, path: Path) -> list[dict]
                     f"deleted in the store and changed in memadmin (composite "
                     f"{composite.pk}); memadmin's was kept",
                 )
-                conflicts.append({**conflict, "sides": _sides(None, composite)})
+                conflicts.append(conflict_entry(conflict, link, None))
                 continue
             audit_record(
                 action="composite_deleted",

@@ -27,6 +27,11 @@ urlpatterns = [
         conflict_views.conflict_resolve_view,
         name="conflict_resolve",
     ),
+    path(
+        "composite-conflicts/<int:composite_pk>/resolve/",
+        conflict_views.composite_conflict_resolve_view,
+        name="composite_conflict_resolve",
+    ),
     path("workspaces/", workspace_views.workspaces, name="workspaces"),
     path("workspaces/<int:workspace_pk>/", workspace_views.workspace, name="workspace"),
     path(

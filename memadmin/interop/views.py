@@ -13,7 +13,8 @@ from .models import UpstreamStore
 from .sync_jobs import active_jobs, job_queue, job_reap
 
 
-def _page(request: HtmxHttpRequest, *, template_name: str = "interop/index.html", **extra):
+def index_page(request: HtmxHttpRequest, *, template_name: str = "interop/index.html", **extra):
+    """Render the Import/export page (or its sync section) as it is now."""
     job_reap()
     context = {
         "stores": selectors.store_list(),
@@ -34,8 +35,8 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
     An htmx request (the sync section polling while a sync runs) gets that section only.
     """
     if request.htmx:
-        return _page(request, template_name="interop/index.html#sync-section")
-    return _page(request)
+        return index_page(request, template_name="interop/index.html#sync-section")
+    return index_page(request)
 
 
 @require_POST
@@ -55,5 +56,5 @@ def store_sync(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     job_queue(store=store, actor=request.user, reason=reason)
     messages.info(request, f"Sync of {store.path} queued; the background worker runs it.")
     if request.htmx:
-        return _page(request, template_name="interop/index.html#sync-section")
+        return index_page(request, template_name="interop/index.html#sync-section")
     return redirect("interop:index")

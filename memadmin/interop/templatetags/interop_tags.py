@@ -13,7 +13,8 @@ from memadmin.core.worddiff import word_diff
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 
-from ..models import PendingCriteria, StoreBase, SyncConflict, SyncRun, UpstreamStore
+from ..composite_conflicts import composite_conflicts
+from ..models import PendingCriteria, StoreBase, SyncConflict
 from ..store_writes import GATEWAY, PENDING, project_store, store_mode
 
 register = template.Library()
@@ -72,14 +73,3 @@ def sync_conflicts(context) -> dict:
         "csrf_token": context.get("csrf_token"),
         "next": context["request"].get_full_path() if context.get("request") else "",
     }
-
-
-def composite_conflicts() -> list[dict]:
-    """Return the composites changed on both sides, from each store's latest sync run."""
-    found = []
-    for upstream in UpstreamStore.objects.order_by("pk"):
-        run = SyncRun.objects.filter(store=upstream).order_by("-started_at", "-pk").first()
-        for warning in (run.warnings or []) if run else []:
-            if warning.get("table") == "composites" and warning.get("sides"):
-                found.append({**warning, "path": upstream.path})
-    return found

@@ -1,0 +1,200 @@
+"""Resolving a composite conflict: keep memadmin's composite or the store's row, checked."""
+
+import pytest
+from django.urls import reverse
+
+from memadmin.audit.models import AuditEvent
+from memadmin.composites.models import Composite
+from memadmin.composites.services import composite_member_add, composite_set_type
+from memadmin.interop.composite_conflicts import composite_conflicts
+from memadmin.interop.composite_publish import composites_publish, composites_unpublish
+from memadmin.interop.models import StoreComposite
+from memadmin.interop.sync_services import context_db_sync
+from memadmin.memories.models import Memory
+from tests.interop.conftest import sha256
+from tests.interop.test_composite_publish import store_composites, synced  # noqa: F401
+from tests.interop.test_composite_republish import other_process, unpublished  # noqa: F401
+
+pytestmark = pytest.mark.django_db
+
+
+def shown(composite: Composite) -> tuple:
+    members = [m.member.upstream_id for m in composite.members.order_by("position")]
+    return (composite.type, composite.head.upstream_id, members)
+
+
+@pytest.fixture
+def conflicted(unpublished):  # noqa: F811
+    """Composite #1 <- [#2]: memadmin adds #3, the store makes it alternatives; then a sync."""
+    path, upstream, composite, memories = unpublished
+    composite_member_add(composite=composite, members=[memories[3]], actor="agent")
+    other_process(path, "UPDATE composites SET type = 'alternatives'")
+    composites_publish(upstream=upstream, actor="system")
+    context_db_sync(path=path)
+    [conflict] = composite_conflicts()
+    return path, composite, memories, conflict
+
+
+def resolve(client, composite, keep, version):
+    data = {"keep": keep} if version is None else {"keep": keep, "version": version}
+    return client.post(reverse("interop:composite_conflict_resolve", args=[composite.pk]), data)
+
+
+def page(client) -> str:
+    text = client.get(reverse("interop:index")).content.decode()
+    return text[text.index('id="sync-conflicts"') : text.index('id="sync-section"')]
+
+
+def test_the_page_offers_both_sides_to_a_curator_only(conflicted, client_as):
+    """The conflict shows its two sides, with two plain POST buttons carrying the version."""
+    _, composite, _, conflict = conflicted
+    section = page(client_as("curator"))
+    assert "alternatives headed by #1: [#2], cursor 0" in section
+    assert "theme headed by #1: [#2, #3], cursor 0" in section
+    assert f'name="version" value="{conflict["version"]}"' in section
+    assert reverse("interop:composite_conflict_resolve", args=[composite.pk]) in section
+    assert "Keep the store" not in page(client_as("editor"))
+
+
+def test_keeping_memadmins_side_writes_it_over_the_store_row(conflicted, client_as, people):
+    """The store gets memadmin's composite, the base moves, the next sync finds no conflict."""
+    path, composite, _, conflict = conflicted
+    client = client_as("curator")
+    response = resolve(client, composite, "memadmin", conflict["version"])
+    assert response.status_code == 302
+    assert store_composites(path) == [("theme", 1, 0, [2, 3])]
+    composite.refresh_from_db()
+    assert shown(composite) == ("theme", 1, [2, 3])
+    event = AuditEvent.objects.get(action="composite_conflict_resolved")
+    assert (event.actor_label, event.changes["keep"]) == (people["curator"].username, "memadmin")
+    assert "Keep the store" not in page(client)
+    context_db_sync(path=path)
+    assert composite_conflicts() == []
+    assert store_composites(path) == [("theme", 1, 0, [2, 3])]
+
+
+def test_keeping_the_stores_side_takes_it_as_an_import_version(conflicted, client_as, people):
+    """memadmin's composite becomes the store's row, as an import version; the store stays."""
+    path, composite, _, conflict = conflicted
+    before = sha256(path)
+    resolve(client_as("curator"), composite, "store", conflict["version"])
+    composite.refresh_from_db()
+    assert shown(composite) == ("alternatives", 1, [2])
+    assert composite.history.first().history_actor == "import"
+    event = AuditEvent.objects.get(action="composite_conflict_resolved")
+    assert event.actor_label == people["curator"].username
+    assert event.change_id == AuditEvent.objects.get(action="composite_imported").change_id
+    assert sha256(path) == before
+    context_db_sync(path=path)
+    assert composite_conflicts() == []
+    composite.refresh_from_db()
+    assert shown(composite) == ("alternatives", 1, [2])
+
+
+@pytest.mark.parametrize("keep", ["memadmin", "store"])
+def test_a_store_row_changed_again_since_the_sync_is_refused(conflicted, client_as, keep):
+    """The agent wrote the row again after the sync: neither side changes."""
+    path, composite, _, conflict = conflicted
+    other_process(path, "UPDATE composites SET cursor = 0, type = 'cause'")
+    before = sha256(path)
+    response = resolve(client_as("curator"), composite, keep, conflict["version"])
+    assert response.status_code == 409
+    assert "changed again since the sync found the conflict" in response.content.decode()
+    assert sha256(path) == before
+    composite.refresh_from_db()
+    assert shown(composite) == ("theme", 1, [2, 3])
+    assert not AuditEvent.objects.filter(action="composite_conflict_resolved").exists()
+
+
+@pytest.mark.parametrize("version", [None, "", "0" * 32])
+def test_a_stale_or_missing_version_is_refused(conflicted, client_as, version):
+    """A form without the version, or with another, changes nothing on either side."""
+    path, composite, _, _ = conflicted
+    before = sha256(path)
+    response = resolve(client_as("curator"), composite, "memadmin", version)
+    assert response.status_code == 409
+    assert "Nothing was changed" in response.content.decode()
+    assert sha256(path) == before
+    assert not AuditEvent.objects.filter(action="composite_conflict_resolved").exists()
+
+
+def test_a_composite_changed_here_since_the_page_is_refused(conflicted, client_as):
+    """memadmin's composite moved after the page was shown: its version no longer holds."""
+    path, composite, _, conflict = conflicted
+    composites_unpublish(upstream=composite.project.upstream_link.store, actor="system")
+    composite_set_type(composite=composite, type="cause", actor="agent")
+    composites_publish(upstream=composite.project.upstream_link.store, actor="system")
+    before = sha256(path)
+    response = resolve(client_as("curator"), composite, "store", conflict["version"])
+    assert response.status_code == 409
+    assert "Someone else changed this composite" in response.content.decode()
+    composite.refresh_from_db()
+    assert composite.type == "cause"
+    assert sha256(path) == before
+
+
+def test_an_editor_cannot_resolve(conflicted, client_as):
+    path, composite, _, conflict = conflicted
+    before = sha256(path)
+    response = resolve(client_as("editor"), composite, "memadmin", conflict["version"])
+    assert response.status_code == 403
+    assert sha256(path) == before
+    assert len(composite_conflicts()) == 1
+
+
+@pytest.fixture
+def deleted_in_store(unpublished):  # noqa: F811
+    """The store deletes composite #1 while memadmin adds #3 to it; then a sync."""
+    path, upstream, composite, memories = unpublished
+    composite_member_add(composite=composite, members=[memories[3]], actor="agent")
+    other_process(path, "DELETE FROM composite_members")
+    other_process(path, "DELETE FROM composites")
+    composites_publish(upstream=upstream, actor="system")
+    context_db_sync(path=path)
+    [conflict] = composite_conflicts()
+    assert conflict["sides"]["store"] == "deleted"
+    return path, composite, conflict
+
+
+def test_keeping_the_stores_deletion_deletes_the_composite(deleted_in_store, client_as):
+    path, composite, conflict = deleted_in_store
+    client = client_as("curator")
+    assert "Delete it here, as the store did" in page(client)
+    resolve(client, composite, "store", conflict["version"])
+    assert not Composite.objects.filter(pk=composite.pk).exists()
+    assert store_composites(path) == []
+    assert AuditEvent.objects.get(action="composite_deleted").actor_label == "import"
+
+
+def test_keeping_memadmins_side_over_a_deletion_writes_it_again(deleted_in_store, client_as):
+    path, composite, conflict = deleted_in_store
+    resolve(client_as("curator"), composite, "memadmin", conflict["version"])
+    assert store_composites(path) == [("theme", 1, 0, [2, 3])]
+    link = StoreComposite.objects.get(composite=composite)
+    context_db_sync(path=path)
+    assert composite_conflicts() == []
+    assert StoreComposite.objects.get(composite=composite).upstream_id == link.upstream_id
+
+
+def test_memadmins_side_is_refused_while_composites_are_not_published(conflicted, client_as):
+    """Without publishing memadmin writes no composite there: keeping its side is refused."""
+    path, composite, _, conflict = conflicted
+    composites_unpublish(upstream=composite.project.upstream_link.store, actor="system")
+    before = sha256(path)
+    response = resolve(client_as("curator"), composite, "memadmin", conflict["version"])
+    assert response.status_code == 400
+    assert "cannot reach the store" in response.content.decode()
+    assert sha256(path) == before
+    assert not AuditEvent.objects.filter(action="composite_conflict_resolved").exists()
+
+
+def test_a_store_row_memadmin_cannot_take_is_refused(conflicted, client_as):
+    """The store's side names a memory archived here since: refused as the read-back would."""
+    _, composite, memories, conflict = conflicted
+    Memory.objects.filter(pk=memories[2].pk).update(status=Memory.Status.ARCHIVED)
+    response = resolve(client_as("curator"), composite, "store", conflict["version"])
+    assert response.status_code == 400
+    assert "its member memory 2 is archived" in response.content.decode()
+    composite.refresh_from_db()
+    assert shown(composite) == ("theme", 1, [2, 3])
+    assert not AuditEvent.objects.filter(action="composite_conflict_resolved").exists()
