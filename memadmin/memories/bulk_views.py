@@ -123,7 +123,11 @@ def bulk_actions(request: HtmxHttpRequest) -> HttpResponse:
     actions = actions_allowed(memories, chosen=bool(chosen), can_move=bool(categories))
     current = request.GET.get("action", "")
     form = BulkForm(initial={"action": current} if current in actions else {}, actions=actions)
-    return render(request, "memories/list.html#bulk-action-choice", {"bulk_form": form})
+    return render(
+        request,
+        "memories/list.html#bulk-action-choice",
+        {"bulk_form": form, "bulk_offered": actions},
+    )
 
 
 def _selected(ids: list[int]) -> list[Memory]:

@@ -51,11 +51,13 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
         categories = category_choices(filters["project"], common=filters["project"] is None)
         # Only the actions some row of this page allows; with htmx, the selection narrows them.
         rows = [row.record for row in table.paginated_rows]
+        actions = actions_allowed(rows, chosen=False, can_move=bool(categories))
+        context["bulk_offered"] = actions
         context["bulk_form"] = BulkForm(
             initial={"next": request.get_full_path()},
             project=filters.get("project"),
             categories=categories,
-            actions=actions_allowed(rows, chosen=False, can_move=bool(categories)),
+            actions=actions,
         )
     return render(request, template_name, context)
 

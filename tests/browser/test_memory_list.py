@@ -2,6 +2,7 @@
 
 import pytest
 
+from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 
@@ -134,3 +135,22 @@ def test_ticking_rows_narrows_the_bulk_actions(logged_in_page, live_server, many
     boxes.nth(2).check()  # "Memory number 02", ENV_STATE too
     page.locator("#bulk-action option[value=merge]").wait_for(state="attached")
     assert boxes.nth(0).is_checked() and boxes.nth(2).is_checked()
+
+
+def test_a_bulk_field_shows_only_while_its_action_is_offered(
+    logged_in_page, live_server, many_memories
+):
+    """Ticking only an archived row drops "add": the composite field goes, and comes back."""
+    archived = Memory.objects.get(content__startswith="Memory number 00")
+    memory_archive(memory=archived, actor="historian", reason="old")
+    page = logged_in_page("editor")
+    page.goto(f"{live_server.url}/memories/?status=any&sort=content")
+    composite, category = page.locator(".bulk-for-add"), page.locator(".bulk-for-move")
+    assert composite.is_visible() and category.is_visible()
+    box = page.locator(f"#table-section input[name=ids][value='{archived.pk}']")
+    box.check()
+    page.locator("#bulk-action:not(:has(option[value=add]))").wait_for()
+    composite.wait_for(state="hidden")
+    assert category.is_visible()
+    box.uncheck()
+    composite.wait_for(state="visible")

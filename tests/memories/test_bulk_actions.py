@@ -83,3 +83,25 @@ def test_a_superseded_memory_offers_no_restore():
     merged = Memory(pk=7, project_id=1, category="OPS_RULES", status="archived", superseded_by_id=9)
     assert actions_allowed([merged], chosen=True) == ["move"]
     assert actions_allowed([merged], chosen=True, can_move=False) == []
+
+
+def fields(html: str) -> set[str]:
+    """Return which of the bulk bar's action fields the page has."""
+    return {name for name in ("bulk-category", "bulk-composite") if f'id="{name}"' in html}
+
+
+def test_a_field_is_there_only_when_its_action_is_offered(client_as, rows):
+    """Archived rows cannot be added to a composite: no composite field; live rows: both."""
+    client = client_as("editor")
+    assert fields(client.get("/memories/?status=archived").content.decode()) == {"bulk-category"}
+    assert fields(client.get("/memories/").content.decode()) == {"bulk-category", "bulk-composite"}
+
+
+def test_the_narrowed_answer_says_which_actions_it_offers(client_as, rows):
+    """The htmx answer names its actions, so the stylesheet hides the fields of the others."""
+    _, _, _, archived = rows
+    client = client_as("editor")
+    html = client.get(
+        "/memories/bulk/actions/", {"ids": [archived.pk]}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert 'data-offers="restore move"' in html
