@@ -15,6 +15,7 @@ import json
 
 from memadmin.composites.models import Composite
 from memadmin.composites.versions import composite_fingerprint
+from memadmin.memories.models import Memory
 
 from .composite_publish import PublishRefused, memadmin_state, state_digest
 from .models import StoreComposite, SyncRun, UpstreamStore
@@ -79,8 +80,38 @@ def composite_conflicts() -> list[dict]:
                 if warning["base"] != link.digest:
                     continue
                 conflict["version"] = conflict_version(warning, link.composite)
+                conflict["shown"] = _both_shown(upstream, warning["store_state"], link.composite)
             found.append(conflict)
     return found
+
+
+def _both_shown(upstream: UpstreamStore, stored: dict | None, composite: Composite) -> dict:
+    """Return each side as its page shows it: the type, the cursor, the head and members.
+
+    The store's side names memories by their store id; each is the memory of this store's
+    projects with that id when memadmin has it (its number and text shown), else the id.
+    """
+    members = [
+        row.member for row in composite.members.select_related("member").order_by("position")
+    ]
+    mine = {"type": composite.type, "cursor": composite.cursor, "head": composite.head}
+    mine["members"] = members
+    if stored is None:
+        return {"store": None, "memadmin": mine}
+    ids = [stored["head"], *stored["members"]]
+    known = {
+        memory.upstream_id: memory
+        for memory in Memory.objects.filter(
+            project__upstream_link__store=upstream, upstream_id__in=ids
+        )
+    }
+    theirs = {
+        "type": stored["type"],
+        "cursor": stored["cursor"],
+        "head": known.get(stored["head"], stored["head"]),
+        "members": [known.get(member, member) for member in stored["members"]],
+    }
+    return {"store": theirs, "memadmin": mine}
 
 
 def open_conflict(composite: Composite) -> dict | None:

@@ -3,7 +3,6 @@
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect
-from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
@@ -68,4 +67,4 @@ def composite_conflict_resolve_view(request: HtmxHttpRequest, composite_pk: int)
     messages.success(
         request, f"Composite {composite_pk}: conflict resolved, {COMPOSITE_CHOICES[keep]}.{gone}"
     )
-    return redirect(f"{reverse('interop:index')}#composite-conflicts")
+    return redirect("interop:index")

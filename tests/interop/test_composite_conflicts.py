@@ -1,5 +1,7 @@
 """Resolving a composite conflict: keep memadmin's composite or the store's row, checked."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -45,12 +47,21 @@ def page(client) -> str:
     return text[text.index('id="sync-conflicts"') : text.index('id="sync-section"')]
 
 
+def side(section: str, name: str) -> str:
+    """Return the text of one side ("store" or "memadmin") of the first conflict, tags dropped."""
+    html = section.split(f'class="{name}-side">', 1)[1].split("</section>", 1)[0]
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
 def test_the_page_offers_both_sides_to_a_curator_only(conflicted, client_as):
     """The conflict shows its two sides, with two plain POST buttons carrying the version."""
-    _, composite, _, conflict = conflicted
+    _, composite, memories, conflict = conflicted
     section = page(client_as("curator"))
-    assert "alternatives headed by #1: [#2], cursor 0" in section
-    assert "theme headed by #1: [#2, #3], cursor 0" in section
+    theirs, mine = side(section, "store"), side(section, "memadmin")
+    assert theirs.startswith("In the store alternatives , cursor at 0 Head: #1 ")
+    assert mine.startswith("In memadmin theme , cursor at 0 Head: #1 ")
+    assert memories[3].content[:40] in mine and memories[3].content[:40] not in theirs
+    assert reverse("memories:detail", args=[memories[2].pk]) in section
     assert f'name="version" value="{conflict["version"]}"' in section
     assert reverse("interop:composite_conflict_resolve", args=[composite.pk]) in section
     assert "Keep the store" not in page(client_as("editor"))

@@ -97,6 +97,9 @@ def test_a_composite_changed_on_both_sides_is_listed_with_both_on_the_conflicts_
     page = client_as("curator").get(reverse("interop:index")).content.decode()
     section = page[page.index('id="sync-conflicts"') :]
     assert "No conflict" not in section.split("</section>")[0]
-    assert "alternatives headed by #1: [#2], cursor 0" in section
-    assert "theme headed by #1: [#2, #3], cursor 0" in section
+    store_side = section.split('class="store-side"')[1].split("</section>")[0]
+    memadmin_side = section.split('class="memadmin-side"')[1].split("</section>")[0]
+    assert "<strong>alternatives</strong>" in store_side and ">#3</a>" not in store_side
+    assert "<strong>theme</strong>" in memadmin_side
+    assert ">#2</a>" in memadmin_side and ">#3</a>" in memadmin_side
     assert reverse("composites:detail", args=[composite.pk]) in section
