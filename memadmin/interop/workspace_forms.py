@@ -22,7 +22,7 @@ class WorkspaceForm(forms.Form):
     )
     add_project = forms.ChoiceField(
         required=False,
-        label="Add a member",
+        label="Project",
         error_messages={
             "invalid_choice": (
                 "%(value)s is not a project of this store outside every workspace: "
