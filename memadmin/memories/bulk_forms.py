@@ -121,6 +121,20 @@ class BulkForm(forms.Form):
         composite.attrs["id"] = "bulk-composite"
         composite.project = project.pk if project is not None else None
 
+    def clean(self):
+        """Ignore the category unless moving, and the composite unless adding.
+
+        The list hides the field of an action it does not offer; what was typed there before
+        must not refuse another action.
+        """
+        cleaned = super().clean()
+        action = cleaned.get("action")
+        for name, needed_by, empty in (("category", "move", ""), ("composite", "add", None)):
+            if action != needed_by:
+                self._errors.pop(name, None)
+                cleaned[name] = empty
+        return cleaned
+
     def only_reason_refused(self) -> bool:
         """Return True if the reason is the only thing refused (the review can be shown again)."""
         return set(self.errors) == {"reason"}

@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from django.contrib.messages import get_messages
 
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.bulk_services import actions_allowed
@@ -105,3 +106,17 @@ def test_the_narrowed_answer_says_which_actions_it_offers(client_as, rows):
         "/memories/bulk/actions/", {"ids": [archived.pk]}, HTTP_HX_REQUEST="true"
     ).content.decode()
     assert 'data-offers="restore move"' in html
+
+
+def test_a_hidden_field_typed_before_does_not_refuse_another_action(client_as, rows):
+    """A composite typed, then hidden as the selection narrowed: an archive still goes on."""
+    live, *_ = rows
+    client = client_as("editor")
+    data = {"ids": [live.pk], "action": "archive", "composite": "no such composite"}
+    response = client.post("/memories/bulk/", data)
+    assert response.status_code == 200
+    assert "1 row will change" in response.content.decode()
+    refused = client.post("/memories/bulk/", {**data, "action": "add"})
+    assert refused.status_code == 302  # back to the list, where the refusal is shown
+    shown = [message.message for message in get_messages(refused.wsgi_request)]
+    assert any("No composite has the id or title" in message for message in shown)
