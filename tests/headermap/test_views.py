@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from memadmin.composites.services import composite_create
 from memadmin.memories.services import memory_create, memory_update
-from tests.html_tree import attribute, find, find_all, links, text
+from tests.html_tree import attribute, find, find_all, links, parse, text
 
 pytestmark = pytest.mark.django_db
 
@@ -133,16 +133,17 @@ def test_a_header_whose_details_changed_is_marked_stale(client_as, two_layers, p
         .get(reverse("headermap:index"), {"project": project.pk})
         .content.decode()
     )
-    (badge,) = find_all(body, "a", class_="stale")
-    assert dict(badge.attributes) == {
+    tree = parse(body)
+    (badge,) = find_all(tree, "a", class_="stale")
+    assert badge.attributes == {
         "class": "badge stale",
         "href": reverse("headermap:stale"),
         "title": "Its details changed since it was last synced",
     }
     assert text(badge) == "stale"
     # On the header's own line: the theme, whose detail ops is.
-    theme_line = find(find(body, "li", id=f"map-node-{two_layers['theme'].pk}"), "summary")
-    assert find(theme_line, "a", class_="stale") == badge
+    theme_line = find(find(tree, "li", id=f"map-node-{two_layers['theme'].pk}"), "summary")
+    assert find(theme_line, "a", class_="stale") is badge
 
 
 def test_memory_text_is_escaped_on_the_map(client_as, project):
