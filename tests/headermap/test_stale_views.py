@@ -19,7 +19,7 @@ from memadmin.composites.services import (
 from memadmin.headermap.models import HeaderSync
 from memadmin.headermap.stale_services import header_mark_synced
 from memadmin.memories.services import memory_create, memory_update
-from tests.html_tree import attribute, find, find_all
+from tests.html_tree import attribute, find, find_all, text
 
 from .stale_fixtures import T0, edit_build, make_release
 
@@ -96,7 +96,8 @@ def test_the_queue_shows_what_changed(client_as, edited):
     body = client_as("viewer").get("/map/stale/").content.decode()
     assert "1 stale header" in body
     assert "Release: build, then tag." in body
-    assert "<ins>-all</ins>" in body
+    (card,) = find_all(find(body, "ol", class_="stale-headers"), "li", class_="stale-header")
+    assert [text(added) for added in find_all(card, "ins")] == ["-all"]
     assert "by historian: <em>the target was renamed</em>" in body
     assert "never synced" in body
 

@@ -1,5 +1,7 @@
 """Memory pages through the test client: list fragment, create, edit and their refusals."""
 
+import json
+
 import pytest
 from django.urls import reverse
 from pytest_django.asserts import assertInHTML
@@ -144,9 +146,10 @@ def test_making_a_memory_permanent_shows_as_a_status_change_not_a_restore(client
     client = client_as("editor")
     assert edit_status(client, memory, "permanent").status_code == 302
     page = client.get(reverse("memories:detail", args=[memory.pk])).content.decode()
-    newest = page.split('<ol class="timeline memory-timeline">', 1)[1].split("</li>", 1)[0]
-    assert '<span class="timeline-label">status changed</span>' in newest
-    assert "Status: active → permanent" in newest
+    newest = find_all(find(page, "ol", class_="memory-timeline"), "li", class_="timeline-entry")[0]
+    assert text(find(newest, "span", class_="timeline-label")) == "status changed"
+    details = [text(line) for line in find_all(newest, "p", class_="timeline-detail")]
+    assert "Status: active → permanent" in details
     assert "restored" not in page
     log = client.get(reverse("audit:index")).content.decode()
     newest_row = find_all(find(find(log, "table", class_="audit-log"), "tbody"), "tr")[0]
@@ -194,4 +197,12 @@ def test_archiving_from_the_edit_form_keeps_the_reason_as_an_archive_does(client
         "archive_reason": "Replaced by the runbook"
     }
     page = client.get(reverse("memories:detail", args=[memory.pk])).content.decode()
-    assert "Replaced by the runbook" in page.split("<dt>Metadata</dt>", 1)[1]
+    listing = find(page, "dl", class_="fields")
+    shown = dict(
+        zip(
+            [text(name) for name in find_all(listing, "dt")],
+            [text(value) for value in find_all(listing, "dd")],
+            strict=True,
+        )
+    )
+    assert json.loads(shown["Metadata"]) == {"archive_reason": "Replaced by the runbook"}
