@@ -20,6 +20,7 @@ from memadmin.core.numbers import parse_id
 from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.memories.models import Memory
 from memadmin.memories.picker import SELECT_LIMIT
+from memadmin.pagination import pager, query_pages
 
 from . import selectors
 from .forms import (
@@ -58,13 +59,18 @@ def composite_list(request: HtmxHttpRequest) -> HttpResponse:
     )
     page = Paginator(composites, PAGE_SIZE).get_page(request.GET.get("page"))
     cards = [(composite, composite_picture(composite, size="thumb")) for composite in page]
-    query = request.GET.copy()
-    query.pop("page", None)
     template_name = partial_or_page(request, "composites/list.html", "list-section")
     return render(
         request,
         template_name,
-        {"form": form, "page": page, "cards": cards, "query": query.urlencode()},
+        {
+            "form": form,
+            "page": page,
+            "cards": cards,
+            "pager": pager(
+                page, query_pages(request.GET, request.path), label="Pages of composites"
+            ),
+        },
     )
 
 

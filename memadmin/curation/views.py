@@ -5,14 +5,14 @@ current, the page asks for a new one (in the background) and says it is computin
 htmx the section asks again every few seconds, without JavaScript a link reloads it.
 """
 
-from urllib.parse import urlencode
-
 from django.core.paginator import Paginator
+from django.http import QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
 from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
+from memadmin.pagination import pager, query_pages
 from memadmin.projects.models import Project
 
 from .analysis import is_current
@@ -66,16 +66,14 @@ def duplicates(request: HtmxHttpRequest, project_pk: int):
     thresholds = Thresholds(**form.thresholds())
     clusters = [] if context["computing"] else duplicate_clusters(context["analysis"], thresholds)
     page = Paginator(clusters, CLUSTERS_PER_PAGE).get_page(request.GET.get("page"))
-    query = request.GET.copy()
-    query.pop("page", None)
     context.update(
         {
             "form": form,
             "thresholds": thresholds,
             "page": page,
+            "pager": pager(page, query_pages(request.GET, request.path), label="Pages of clusters"),
             "clusters": cluster_views(page.object_list, first_number=page.start_index()),
             "total": len(clusters),
-            "query": query.urlencode(),
             "archive_form": ArchiveForm(),
             "next": request.get_full_path(),
         }
@@ -105,7 +103,15 @@ def suggestions(request: HtmxHttpRequest, project_pk: int):
     context = _analysis_context(project)
     found = [] if context["computing"] else theme_suggestions(context["analysis"], project)
     page = Paginator(found, SUGGESTIONS_PER_PAGE).get_page(request.GET.get("page"))
-    context.update({"page": page, "total": len(found)})
+    context.update(
+        {
+            "page": page,
+            "pager": pager(
+                page, query_pages(request.GET, request.path), label="Pages of suggestions"
+            ),
+            "total": len(found),
+        }
+    )
     template_name = _section(request, "curation/suggestions.html", "analysis-section")
     return render(request, template_name, context)
 
@@ -120,13 +126,16 @@ def health(request: HtmxHttpRequest, project_pk: int):
     kind = request.GET.get("kind", "")
     entries = [e for e in report.entries if e.kind == kind] if kind in KINDS else report.entries
     page = Paginator(entries, ENTRIES_PER_PAGE).get_page(request.GET.get("page"))
+    query = QueryDict(mutable=True)
+    if kind in KINDS:
+        query["kind"] = kind
     context = {
         "project": project,
         "report": report,
         "counts": [(name, label, report.counts()[name]) for name, label in KINDS.items()],
         "kind": kind if kind in KINDS else "",
-        "query": urlencode({"kind": kind}) if kind in KINDS else "",
         "page": page,
+        "pager": pager(page, query_pages(query, request.path), label="Pages of the queue"),
         "computing": report.computing,
     }
     return render(request, "curation/health.html", context)

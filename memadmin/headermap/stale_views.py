@@ -5,6 +5,7 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
@@ -12,6 +13,7 @@ from memadmin.core.numbers import parse_id
 from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.memories.models import Memory
 from memadmin.memories.selectors import project_list
+from memadmin.pagination import pager, query_pages
 from memadmin.projects.models import Project
 
 from .forms import NOTE_MAX_CHARS, MarkSyncedForm
@@ -38,12 +40,16 @@ def stale_queue(request: HtmxHttpRequest) -> HttpResponse:
 def _queue_context(request: HtmxHttpRequest, project: Project | None) -> dict:
     """Return a page of the queue: STALE_PER_PAGE headers, each with what changed."""
     page = Paginator(stale_order(project), STALE_PER_PAGE).get_page(request.GET.get("page"))
-    query = request.GET.copy()
-    query.pop("page", None)
     return {
         "headers": stale_headers(project, heads=list(page.object_list)),
         "page": page,
-        "query": query.urlencode(),
+        "pager": pager(
+            page,
+            # The queue's address, not the request's: a refused "mark synced" shows it too.
+            query_pages(request.GET, reverse("headermap:stale")),
+            label="Pages of the queue",
+            target="#stale-queue",
+        ),
         "project": project,
         "projects": project_list(),
         "note_max_chars": NOTE_MAX_CHARS,

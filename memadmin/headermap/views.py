@@ -27,6 +27,7 @@ from memadmin.accounts.roles import role_required
 from memadmin.core.numbers import ids_in, parse_id, parse_page, parse_whole
 from memadmin.htmx_request import HtmxHttpRequest, wants_fragment
 from memadmin.memories.forms import ProjectChoiceForm
+from memadmin.pagination import Pager, pager
 from memadmin.projects.models import Project
 
 from .selectors import header_map, header_map_below, unreached_memories
@@ -107,16 +108,13 @@ class TreeItem:
 class UnreachedList:
     """One page of a category's memories no header reaches, with its links.
 
-    Each page link has two addresses: `*_url` for the map page with that list page shown
-    (without JavaScript) and `*_fragment` for the list alone (htmx).
+    Each page link of `pager` has two addresses: the map page with that list page shown
+    (without JavaScript) and the list alone (htmx).
     """
 
     category: str
     page: Page
-    previous_url: str = ""
-    previous_fragment: str = ""
-    next_url: str = ""
-    next_fragment: str = ""
+    pager: Pager | None = None
     memory_list_url: str = ""
 
 
@@ -221,18 +219,21 @@ def _unreached_list(memories: Sequence[MapMemory], place: MapPlace) -> Unreached
     """Return the list page of `place` (the last if past it) of its category's `memories`."""
     page = Paginator(memories, UNREACHED_PER_PAGE).get_page(place.unreached_page)
     anchor = unreached_anchor(place.unreached)
-    links = {}
-    for name, there in (("previous", page.has_previous()), ("next", page.has_next())):
-        if there:
-            number = getattr(page, f"{name}_page_number")()
-            links[f"{name}_url"] = f"{place.url(unreached_page=number)}#{anchor}"
-            links[f"{name}_fragment"] = place.url("headermap:unreached", unreached_page=number)
     memory_list = urlencode({"project": place.project_id, "category": place.unreached})
     return UnreachedList(
         category=place.unreached,
         page=page,
+        pager=pager(
+            page,
+            lambda number: f"{place.url(unreached_page=number)}#{anchor}",
+            fragment=lambda number: place.url("headermap:unreached", unreached_page=number),
+            label=f"Pages of {place.unreached} memories no header reaches",
+            current=f"{page.start_index()}\N{EN DASH}{page.end_index()} of {page.paginator.count}",
+            target="closest .map-unreached-list",
+            swap="innerHTML",
+            push_url=False,
+        ),
         memory_list_url=f"{reverse('memories:list')}?{memory_list}",
-        **links,
     )
 
 
@@ -291,7 +292,15 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
         "items": _items(tree, roots, (), urls),
         "page": page,
         "missing_page": wanted if missing else None,
-        "page_urls": _page_urls(place, page, paginator.num_pages),
+        "page_urls": {"first": place.url(page=1), "last": place.url(page=paginator.num_pages)},
+        "root_pager": pager(
+            page,
+            lambda number: place.url(page=number),
+            label="Pages of top headers",
+            ends=True,
+            target="#map-tree",
+            swap="innerHTML show:top",
+        ),
         "root_count": paginator.count,
         "page_count": paginator.num_pages,
     }
@@ -306,15 +315,6 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
             "unreached_per_page": UNREACHED_PER_PAGE,
         }
     return render(request, template_name, context, status=404 if missing else 200)
-
-
-def _page_urls(place: MapPlace, page: Page | None, last: int) -> dict[str, str]:
-    urls = {"first": place.url(page=1), "last": place.url(page=last)}
-    if page is not None and page.has_previous():
-        urls["previous"] = place.url(page=page.previous_page_number())
-    if page is not None and page.has_next():
-        urls["next"] = place.url(page=page.next_page_number())
-    return urls
 
 
 @require_GET

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
 from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
+from memadmin.pagination import pager, query_pages
 
 from . import selectors
 from .export import csv_lines, json_chunks
@@ -32,7 +33,18 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
     return render(
         request,
         template_name,
-        {"form": form, "page": page, "query": query.urlencode()},
+        {
+            "form": form,
+            "page": page,
+            "query": query.urlencode(),
+            "pager": pager(
+                page,
+                query_pages(query, request.path),
+                label="Pages of the log",
+                previous="Newer",
+                next="Older",
+            ),
+        },
         status=400 if form.errors else 200,
     )
 

@@ -19,35 +19,14 @@ from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import categories_of
 
+from .sync_values import FIELDS
+
 FORMAT = "memadmin.project"
 VERSION = 1
 
-# Memory fields exported as they are, in the order the format lists them.
-MEMORY_FIELDS = (
-    "upstream_id",
-    "category",
-    "content",
-    "normalized_hash",
-    "importance",
-    "scope",
-    "shareable",
-    "source_session_id",
-    "source_type",
-    "seen_count",
-    "retrieval_count",
-    "first_seen_at",
-    "created_at",
-    "updated_at",
-    "last_seen_at",
-    "last_retrieved_at",
-    "status",
-    "expires_at",
-    "verification_status",
-    "verified_at",
-    "classified_at",
-    "metadata",
-    "upstream_gone_at",
-)
+# Memory fields exported as they are, in the order the format lists them: the upstream id,
+# then the fields a sync mirrors.
+MEMORY_FIELDS = ("upstream_id", *FIELDS)
 REFERENCE_SET_FIELDS = (
     "ref",
     "composite_type",

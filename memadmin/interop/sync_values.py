@@ -4,29 +4,28 @@ A values tuple holds the project identity first, then `FIELDS` in order, then th
 (`superseded_by`, `merged_from`) as upstream ids.
 """
 
-# The Memory fields a sync mirrors from upstream, in tuple order (references come after).
+from memadmin.core.contextdb.rules import MEMORY_RULES
+
+# The store columns a sync does not copy into a Memory field as they are: the row's identity
+# and project (kept as upstream_id and the project), its references (resolved to memories
+# after), and upstream's mural cues.
+NOT_MIRRORED = frozenset(
+    {
+        "id",
+        "project_path",
+        "superseded_by_memory_id",
+        "merged_from",
+        "mural_cue",
+        "mural_cue_hash",
+        "mural_cue_at",
+        "mural_cue_rejection_count",
+    }
+)
+# The Memory fields a sync mirrors from upstream, in tuple order (references come after):
+# the store's memory columns in the order the column rules read them (their Memory
+# attribute: metadata_json fills metadata), then when memadmin saw the row leave the store.
 FIELDS = (
-    "category",
-    "content",
-    "normalized_hash",
-    "importance",
-    "scope",
-    "shareable",
-    "source_session_id",
-    "source_type",
-    "seen_count",
-    "retrieval_count",
-    "first_seen_at",
-    "created_at",
-    "updated_at",
-    "last_seen_at",
-    "last_retrieved_at",
-    "status",
-    "expires_at",
-    "verification_status",
-    "verified_at",
-    "classified_at",
-    "metadata",
+    *(rule.attribute for rule in MEMORY_RULES if rule.name not in NOT_MIRRORED),
     "upstream_gone_at",
 )
 # Positions inside a values tuple: the project identity first, then FIELDS, then references.

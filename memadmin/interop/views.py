@@ -6,7 +6,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
-from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 
 from . import selectors
 from .models import UpstreamStore
@@ -32,11 +32,12 @@ def index_page(request: HtmxHttpRequest, *, template_name: str = "interop/index.
 def index(request: HtmxHttpRequest) -> HttpResponse:
     """Show the stores, the syncs under way and recent, and the sessions per prompt surface.
 
-    An htmx request (the sync section polling while a sync runs) gets that section only.
+    An htmx request (the sync section polling while a sync runs) gets that section only;
+    a history restore gets the whole page.
     """
-    if request.htmx:
-        return index_page(request, template_name="interop/index.html#sync-section")
-    return index_page(request)
+    return index_page(
+        request, template_name=partial_or_page(request, "interop/index.html", "sync-section")
+    )
 
 
 @require_POST

@@ -15,7 +15,7 @@ from memadmin.accounts.roles import role_required
 from memadmin.core.fragments import Fragment, SplitError, proposed_summary
 from memadmin.core.numbers import INTEGER_MAX, parse_whole
 from memadmin.core.tokens import TokenCounter
-from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.htmx_request import HtmxHttpRequest, wants_fragment
 from memadmin.memories.models import Memory
 
 from .counters import choose_counter
@@ -156,7 +156,7 @@ def fragment(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
         "archived": memory.status == Memory.Status.ARCHIVED,
     }
     template_name = "ledger/fragment.html"
-    if request.htmx and request.method == "GET":
+    if request.method == "GET" and wants_fragment(request):
         template_name += "#split-section"
     status = 409 if outdated else 400 if refused else 200
     return render(request, template_name, context, status=status)

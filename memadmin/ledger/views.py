@@ -12,6 +12,7 @@ from memadmin.core.diagrams import budget_bar_svg
 from memadmin.core.ledger import LedgerResult, explain
 from memadmin.core.userconfig import UserBudget
 from memadmin.htmx_request import HtmxHttpRequest, wants_fragment
+from memadmin.pagination import pager, query_pages
 from memadmin.projects.models import Project
 
 from .counters import choose_counter
@@ -83,7 +84,7 @@ def ledger(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
     }
     valid = form.is_valid()
     if valid:
-        context.update(_preview_context(form, project, request.GET.copy()))
+        context.update(_preview_context(form, project, request.GET.copy(), request.path))
     template_name = "ledger/page.html"
     if wants_fragment(request):
         template_name += "#ledger-preview"
@@ -104,7 +105,7 @@ def _controls_to_follow(request: HtmxHttpRequest, budget: int) -> list[str]:
     ]
 
 
-def _preview_context(form: LedgerForm, project: Project, query) -> dict:
+def _preview_context(form: LedgerForm, project: Project, query, path: str) -> dict:
     values = form.cleaned_data
     preview = _preview(form, project)
     if preview.is_empty:
@@ -131,6 +132,10 @@ def _preview_context(form: LedgerForm, project: Project, query) -> dict:
             list(result.by_category.items()), result.budget, used=result.used_tokens
         ),
         "page": page,
+        # hx-push-url: the address names the page shown, so a reload or Back shows it again.
+        "pager": pager(
+            page, query_pages(query, path), label="Rows pages", target="#ledger-preview"
+        ),
         "rows": [
             (
                 row,

@@ -1,10 +1,13 @@
 """The memory list as a django-tables2 table."""
 
+from functools import cached_property
+
 import django_tables2 as tables
 from django.urls import reverse
 from django.utils.html import format_html
 
 from memadmin.core.clock import ms_to_datetime
+from memadmin.pagination import Pager, pager, query_pages
 
 from .models import Memory
 from .store_gateway import pending_ids
@@ -54,6 +57,8 @@ class MemoryTable(tables.Table):
         attrs = {"class": "data-table"}
         empty_text = "No memory matches these filters."
         order_by = ("-updated_at",)
+        # django-tables2's table with the one pager (includes/pagination.html) below it.
+        template_name = "memories/table.html"
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -72,6 +77,19 @@ class MemoryTable(tables.Table):
         if per_page is not None and not 1 <= per_page <= MAX_PER_PAGE:
             per_page = None
         return super().paginate(*args, per_page=per_page, **kwargs)
+
+    @cached_property
+    def pager(self) -> Pager | None:
+        """Return the list's numbered pages, each link keeping the filters, sort and size."""
+        request = getattr(self, "request", None)
+        if request is None:
+            return None
+        return pager(
+            getattr(self, "page", None),
+            query_pages(request.GET, request.path, field=self.prefixed_page_field),
+            label="Pages of memories",
+            numbers=True,
+        )
 
     def render_id(self, record: Memory):
         return format_html(

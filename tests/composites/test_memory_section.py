@@ -8,6 +8,7 @@ from django.urls import reverse
 from memadmin.composites.selectors import memory_composites
 from memadmin.composites.services import composite_create
 from memadmin.ledger.prepared_cache import forget_prepared
+from tests.html_tree import find, find_all, links, text
 
 pytestmark = pytest.mark.django_db
 
@@ -77,9 +78,23 @@ def test_memory_page_shows_both_paths_and_a_way_back_to_the_head(client_as, step
     head, a, b, *_ = steps
     composite = composite_create(head=head, type="sequence", members=[a, b], actor="agent")
     body = client_as("viewer").get(reverse("memories:detail", args=[b.pk])).content.decode()
-    assert reverse("composites:detail", args=[composite.pk]) in body
-    assert "step 2 of 2" in body
-    assert reverse("memories:detail", args=[head.pk]) in body
+    section = find(body, "section", class_="memory-composites")
+    (membership,) = find_all(find(section, "ul"), "li")
+    assert links(membership) == [
+        (composite.type, reverse("composites:detail", args=[composite.pk])),
+        (f"#{head.display_id}", reverse("memories:detail", args=[head.pk])),
+    ]
+    assert "step 2 of 2, headed by" in text(membership)
     body = client_as("editor").get(reverse("memories:detail", args=[head.pk])).content.decode()
-    assert "Heads 1" in body and "<svg" in body
-    assert "New composite headed by this memory" in body
+    section = find(body, "section", class_="memory-composites")
+    assert [text(heading) for heading in find_all(section, "h3")] == ["Heads 1", "Member of 0"]
+    (card,) = find_all(section, "li", class_="composite-card")
+    assert len(find_all(find(card, "span", class_="thumb"), "svg")) == 1
+    assert (text(find(card, "span", class_="card-title")), links(card)[0][1]) == (
+        composite.type,
+        reverse("composites:detail", args=[composite.pk]),
+    )
+    assert links(section)[-1] == (
+        "New composite headed by this memory",
+        f"{reverse('composites:create')}?head={head.pk}",
+    )

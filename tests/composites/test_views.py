@@ -24,8 +24,26 @@ from memadmin.composites.services import (
 from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
+from tests.html_tree import find, find_all, links, text
 
 pytestmark = pytest.mark.django_db
+
+
+def card_titles(body: str) -> list[str]:
+    """Return the titles of the list's composite cards, in order."""
+    return [text(title) for title in find_all(body, "span", class_="card-title")]
+
+
+def fields(body: str) -> dict:
+    """Return the elements of the page's field list (`dl.fields`), by their names."""
+    listing = find(body, "dl", class_="fields")
+    names = [text(name) for name in find_all(listing, "dt")]
+    return dict(zip(names, find_all(listing, "dd"), strict=True))
+
+
+def type_badge(value) -> tuple[dict, str]:
+    (badge,) = find_all(value, "span", class_="badge")
+    return badge.attributes, text(badge)
 
 
 @pytest.fixture
@@ -49,8 +67,10 @@ def test_list_shows_a_thumbnail_per_composite(client_as, sequence):
     response = client_as("viewer").get(reverse("composites:index"))
     assert response.status_code == 200
     body = response.content.decode()
-    assert "Release SOP" in body
-    assert body.count("<svg") == 1
+    (card,) = find_all(body, "li", class_="composite-card")
+    assert card_titles(body) == ["Release SOP"]
+    assert len(find_all(find(card, "span", class_="thumb"), "svg")) == 1
+    assert len(find_all(body, "svg")) == 1
 
 
 @pytest.mark.parametrize(
@@ -68,8 +88,9 @@ def test_list_filters_by_type_head_category_and_size(client_as, sequence, query,
     """Filters narrow the list; an htmx request gets the list section only."""
     response = client_as("viewer").get(reverse("composites:index"), query, HTTP_HX_REQUEST="true")
     body = response.content.decode()
-    assert ("Release SOP" in body) is shown
+    assert card_titles(body) == (["Release SOP"] if shown else [])
     assert "<html" not in body
+    assert find(body, "section", id="list-section")
 
 
 def test_an_unknown_filter_value_drops_only_that_filter(client_as, sequence, steps):
@@ -80,8 +101,7 @@ def test_an_unknown_filter_value_drops_only_that_filter(client_as, sequence, ste
         .get(reverse("composites:index"), {"type": "theme", "head_category": "GONE"})
         .content.decode()
     )
-    assert "Dossier" in body
-    assert "Release SOP" not in body
+    assert card_titles(body) == ["Dossier"]
 
 
 def queries_for(client, url: str) -> int:
@@ -275,8 +295,8 @@ def test_the_delete_button_opens_the_confirmation(client_as, sequence):
     """The composite's page links to the confirmation; it posts nothing itself."""
     url = reverse("composites:delete", args=[sequence.pk])
     body = client_as("editor").get(reverse("composites:detail", args=[sequence.pk])).content
-    assert f'<form method="get" action="{url}">'.encode() in body
-    assert f'<form method="post" action="{url}">'.encode() not in body
+    assert len(find_all(body.decode(), "form", method="get", action=url)) == 1
+    assert find_all(body.decode(), "form", method="post", action=url) == []
     viewer_body = client_as("viewer").get(reverse("composites:detail", args=[sequence.pk])).content
     assert url.encode() not in viewer_body
 
@@ -286,13 +306,15 @@ def test_the_confirmation_says_what_goes_and_deletes_nothing(client_as, sequence
     response = client_as("editor").get(reverse("composites:delete", args=[sequence.pk]))
     assert response.status_code == 200
     body = response.content.decode()
-    assert "Delete Release SOP?" in body
-    assert '<span class="badge type-sequence">sequence</span>' in body
-    assert f"#{steps[0].display_id}</a> (OPS_RULES)" in body
-    assert "<dt>Members</dt><dd>3</dd>" in body
+    assert text(find(body, "h1")) == "Delete Release SOP?"
+    shown = fields(body)
+    assert type_badge(shown["Type"]) == ({"class": "badge type-sequence"}, "sequence")
+    assert text(shown["Head"]).startswith(f"#{steps[0].display_id} (OPS_RULES) ")
+    assert links(shown["Head"]) == [(f"#{steps[0].display_id}", f"/memories/{steps[0].pk}/")]
+    assert text(shown["Members"]) == "3"
     assert "No memory is deleted or changed" in body
-    assert (
-        f'<form method="post" action="{reverse("composites:delete", args=[sequence.pk])}"' in body
+    assert find(
+        body, "form", method="post", action=reverse("composites:delete", args=[sequence.pk])
     )
     assert 'name="reason"' in body
     assert Composite.objects.filter(pk=sequence.pk).exists()
@@ -373,13 +395,17 @@ def test_a_composite_changed_since_the_confirmation_is_not_deleted(
     refused = confirm_delete(client, page, reason="Folded <b>into</b> the runbook.")
     body = refused.content.decode()
     assert refused.status_code == 409
-    assert 'role="alert"' in body and "Someone else changed this composite" in body
+    refusal = find(body, "div", class_="refusal", role="alert")
+    assert "Someone else changed this composite" in text(refusal)
     assert "Nothing was deleted" in body
     assert "Folded &lt;b&gt;into&lt;/b&gt; the runbook.</textarea>" in body
     sequence.refresh_from_db()
-    assert f'<span class="badge type-{sequence.type}">' in body
-    assert f"<dt>Members</dt><dd>{sequence.members.count()}</dd>" in body
-    assert f"#{sequence.head.display_id}</a>" in body
+    shown = fields(body)
+    assert type_badge(shown["Type"]) == ({"class": f"badge type-{sequence.type}"}, sequence.type)
+    assert text(shown["Members"]) == str(sequence.members.count())
+    assert links(shown["Head"]) == [
+        (f"#{sequence.head.display_id}", f"/memories/{sequence.head.pk}/")
+    ]
     assert Composite.objects.filter(pk=sequence.pk).exists()
     assert (AuditEvent.objects.count(), deleted_events().exists()) == (events, False)
     done = confirm_delete(client, refused, reason="Folded into the runbook.")

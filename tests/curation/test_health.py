@@ -11,10 +11,11 @@ from memadmin.composites.services import composite_create
 from memadmin.core.clock import now_ms
 from memadmin.core.hashing import normalized_hash
 from memadmin.curation.analysis import analysis_refresh
-from memadmin.curation.health import health_report
+from memadmin.curation.health import KINDS, health_report
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.projects.services import project_set_budget
+from tests.html_tree import find, links, text
 
 DAY_MS = 86_400_000
 
@@ -153,3 +154,21 @@ def test_the_page_lists_and_filters_the_queue(unhealthy, client_as):
     assert reverse("memories:edit", args=[unhealthy["stray"].pk]) in html
     only = client_as("viewer").get(url, {"kind": "expiring"}).content.decode()
     assert "expires in 1 day" in only and "LEGACY_NOTES" not in only
+
+
+def test_the_queue_pages_keep_the_kind_shown(unhealthy, client_as, monkeypatch):
+    """Page links keep a kind the queue knows and drop one it does not."""
+    monkeypatch.setattr("memadmin.curation.views.ENTRIES_PER_PAGE", 1)
+    project = unhealthy["project"]
+    url = reverse("curation:health", args=[project.pk])
+    report = health_report(project, analysis_refresh(project))
+    kind = next(k for k in KINDS if len(entries_of(report, k)) >= 2)
+    client = client_as("viewer")
+    for query, expected in (
+        ({"kind": kind}, f"{url}?kind={kind}&page=2"),
+        ({"kind": "no-such-kind"}, f"{url}?page=2"),
+    ):
+        html = client.get(url, query).content.decode()
+        nav = find(html, "nav", aria_label="Pages of the queue")
+        assert links(nav) == [("Next", expected)]
+        assert text(find(nav, "span", aria_current="page")).startswith("Page 1 of ")

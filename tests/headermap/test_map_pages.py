@@ -9,6 +9,7 @@ from memadmin.composites.services import composite_create
 from memadmin.headermap import views
 from memadmin.headermap.selectors import header_map, header_map_below, unreached_memories
 from memadmin.memories.services import memory_create, memory_update
+from tests.html_tree import attribute, find, find_all, links, text
 
 pytestmark = pytest.mark.django_db
 
@@ -27,6 +28,25 @@ def get(client, url, **query):
     return client.get(url, query)
 
 
+def summary(body: str) -> list[str]:
+    """Return the lines of the map's summary, as read."""
+    return [text(line) for line in find_all(find(body, "ul", class_="map-summary"), "li")]
+
+
+def pager_links(html: str, label: str) -> list[tuple[str, str, str | None, str | None]]:
+    """Return (text, href, rel, hx-get) of each link of the pager labelled `label`."""
+    nav = find(html, "nav", aria_label=label)
+    return [
+        (text(a), attribute(a, "href"), attribute(a, "rel"), attribute(a, "hx-get"))
+        for a in find_all(nav, "a")
+    ]
+
+
+def current_page(html: str, label: str) -> str:
+    """Return what the pager labelled `label` says of the page shown."""
+    return text(find(find(html, "nav", aria_label=label), "span", aria_current="page"))
+
+
 def test_roots_come_a_page_at_a_time(client_as, project, make_roots, small_pages):
     """Each page shows its own top headers; the summary still counts the whole map."""
     roots = make_roots(5)
@@ -38,10 +58,10 @@ def test_roots_come_a_page_at_a_time(client_as, project, make_roots, small_pages
     assert "Root 001." not in second and "Root 002." in second and "Root 003." in second
     assert "Root 004." in last and "Root 003." not in last
     assert "Top headers 3\N{EN DASH}4 of 5" in second
-    assert "Page 2 of 3" in second
+    assert current_page(second, "Pages of top headers") == "Page 2 of 3"
     for body in (first, second, last):
-        assert "<strong>5</strong> headers" in body
-    assert f'id="map-node-{roots[2].pk}"' in second
+        assert summary(body)[0].startswith("5 headers · ")
+    assert find(find(second, "ul", class_="map-tree"), "li", id=f"map-node-{roots[2].pk}")
 
 
 def test_page_links_keep_the_project_and_the_open_nodes(
@@ -52,10 +72,22 @@ def test_page_links_keep_the_project_and_the_open_nodes(
     opened = roots[0].pk
     body = get(client_as("viewer"), MAP, project=project.pk, page=2, open=opened).content.decode()
     base = f"{MAP}?project={project.pk}"
-    assert f'href="{base}&amp;open={opened}" hx-get' in body  # first and previous
-    assert f'href="{base}&amp;page=3&amp;open={opened}"' in body
-    assert f'href="{base}&amp;page=4&amp;open={opened}"' in body
-    assert 'rel="next"' in body and 'rel="prev"' in body
+    first, third, last = (
+        f"{base}&open={opened}",
+        f"{base}&page=3&open={opened}",
+        f"{base}&page=4&open={opened}",
+    )
+    assert pager_links(body, "Pages of top headers") == [
+        ("First", first, None, first),
+        ("Previous", first, "prev", first),
+        ("Next", third, "next", third),
+        ("Last", last, None, last),
+    ]
+    nav = find(body, "nav", aria_label="Pages of top headers")
+    for link in find_all(nav, "a"):
+        assert attribute(link, "hx-target") == "#map-tree"
+        assert attribute(link, "hx-swap") == "innerHTML show:top"
+        assert attribute(link, "hx-push-url") == "true"
 
 
 def test_a_node_opened_on_page_three_stays_on_page_three(
@@ -68,13 +100,16 @@ def test_a_node_opened_on_page_three_stays_on_page_three(
     body = get(client, MAP, project=project.pk, page=3).content.decode()
     anchor = f"map-node-{head.pk}"
     open_url = f"{MAP}?project={project.pk}&page=3&open={head.pk}"
-    assert f'href="{open_url.replace("&", "&amp;")}#{anchor}"' in body
+    node = find(body, "li", id=anchor)
+    assert links(find(node, "div", class_="map-details")) == [
+        ("Show its 1 detail", f"{open_url}#{anchor}")
+    ]
     opened = client.get(open_url).content.decode()
     assert "Detail of root 004." in opened
     assert "Root 004." in opened and "Root 000." not in opened
     details = reverse("headermap:details", args=[head.pk])
     hx_get = f"{details}?project={project.pk}&path={head.pk}&page=3"
-    assert f'hx-get="{hx_get.replace("&", "&amp;")}"' in body
+    assert attribute(find(node, "details"), "hx-get") == hx_get
     redirect = client.get(hx_get)
     assert redirect.status_code == 302
     assert redirect.url == f"{open_url}#{anchor}"
@@ -103,8 +138,11 @@ def test_details_fetched_on_page_three_link_back_to_page_three(client_as, projec
     ).content.decode()
     assert "<html" not in fragment
     assert "Header 2." in fragment
-    page_three = f"{MAP}?project={project.pk}&amp;page=3&amp;open={theme.pk}&amp;open={header.pk}"
-    assert f'href="{page_three}#map-node-{theme.pk}-{header.pk}"' in fragment
+    page_three = f"{MAP}?project={project.pk}&page=3&open={theme.pk}&open={header.pk}"
+    node = find(fragment, "li", id=f"map-node-{theme.pk}-{header.pk}")
+    assert links(find(node, "div", class_="map-details")) == [
+        ("Show its 1 detail", f"{page_three}#map-node-{theme.pk}-{header.pk}")
+    ]
 
 
 @pytest.mark.parametrize("wanted", ["4", "99", "0", "abc", "-1"])
@@ -117,8 +155,13 @@ def test_a_page_past_the_last_says_so(client_as, project, make_roots, small_page
     assert response.status_code == 404
     assert f"There is no page “{wanted}” of top headers" in body
     assert "the map has 5 top headers on 3 pages" in body
-    assert f'href="{MAP}?project={project.pk}&amp;page=3&amp;open={opened}">last page</a>' in body
-    assert "<strong>5</strong> headers" in body  # the summary is still there
+    notice = find(body, "p", class_="notice", role="alert")
+    assert links(notice) == [
+        ("first page", f"{MAP}?project={project.pk}&open={opened}"),
+        ("last page", f"{MAP}?project={project.pk}&page=3&open={opened}"),
+    ]
+    assert summary(body)[0].startswith("5 headers · ")  # the summary is still there
+    assert find_all(body, "nav", aria_label="Pages of top headers") == []
 
 
 def test_a_map_without_headers_has_one_empty_page(client_as, project, make_loose):
@@ -139,7 +182,8 @@ def test_htmx_page_links_get_the_tree_section_only(client_as, project, make_root
     body = fragment.content.decode()
     assert "<html" not in body and "map-summary" not in body
     assert "Root 002." in body and "Root 001." not in body
-    assert 'id="map-tree-title"' in body
+    assert text(find(body, "h2", id="map-tree-title")) == "Headers"
+    assert current_page(body, "Pages of top headers") == "Page 2 of 3"
     assert "Root 002." in response.content.decode()
 
 
@@ -169,11 +213,13 @@ def test_the_summary_line_of_each_category_counts_its_memories_and_tokens(
     make_loose(1, category="OPS_RULES")
     body = get(client_as("viewer"), MAP, project=project.pk).content.decode()
     # "Loose 000." is 10 characters: ceil(10 / 3.5) = 3 tokens each.
-    assert "<strong>ENV_STATE</strong> · 3 memories · 9 tokens" in body
-    assert "<strong>OPS_RULES</strong> · 1 memory · 3 tokens" in body
+    lines = [text(line) for line in find_all(body, "summary") if find_all(line, "strong")]
+    assert "ENV_STATE · 3 memories · 9 tokens" in lines
+    assert "OPS_RULES · 1 memory · 3 tokens" in lines
     assert "Loose 000." not in body
-    fetch = f'hx-get="{UNREACHED}?project={project.pk}&amp;unreached=ENV_STATE"'
-    assert fetch in body and 'hx-trigger="toggle once"' in body
+    category = find(body, "details", id="map-unreached-env_state")
+    assert attribute(category, "hx-get") == f"{UNREACHED}?project={project.pk}&unreached=ENV_STATE"
+    assert attribute(category, "hx-trigger") == "toggle once"
 
 
 def test_the_unreached_list_comes_a_page_at_a_time(client_as, project, make_loose, small_pages):
@@ -184,13 +230,28 @@ def test_the_unreached_list_comes_a_page_at_a_time(client_as, project, make_loos
     fragment = client.get(UNREACHED, query, HTTP_HX_REQUEST="true").content.decode()
     assert "Loose 001." not in fragment
     assert "Loose 002." in fragment and "Loose 003." in fragment
-    assert "3\N{EN DASH}4 of 5" in fragment
-    base = f"?project={project.pk}&amp;unreached=ENV_STATE"
-    assert f'href="{MAP}{base}&amp;unreached_page=3#map-unreached-env_state"' in fragment
-    assert f'hx-get="{UNREACHED}{base}&amp;unreached_page=3"' in fragment
-    assert f'href="{MAP}{base}#map-unreached-env_state"' in fragment  # previous: page 1
-    listing = f"{reverse('memories:list')}?project={project.pk}&amp;category=ENV_STATE"
-    assert f'href="{listing}"' in fragment
+    label = "Pages of ENV_STATE memories no header reaches"
+    assert current_page(fragment, label) == "3\N{EN DASH}4 of 5"
+    base = f"?project={project.pk}&unreached=ENV_STATE"
+    assert pager_links(fragment, label) == [
+        # previous: page 1 of the list, named by no unreached_page
+        ("Previous", f"{MAP}{base}#map-unreached-env_state", "prev", f"{UNREACHED}{base}"),
+        (
+            "Next",
+            f"{MAP}{base}&unreached_page=3#map-unreached-env_state",
+            "next",
+            f"{UNREACHED}{base}&unreached_page=3",
+        ),
+    ]
+    for link in find_all(find(fragment, "nav", aria_label=label), "a"):
+        assert attribute(link, "hx-target") == "closest .map-unreached-list"
+        assert attribute(link, "hx-swap") == "innerHTML"
+        assert attribute(link, "hx-push-url") is None  # the map page's address stays
+    listing = f"{reverse('memories:list')}?project={project.pk}&category=ENV_STATE"
+    assert links(fragment)[-1] == (
+        "Every ENV_STATE memory of this project in the memory list",
+        listing,
+    )
 
 
 def test_the_unreached_list_shown_without_javascript_keeps_the_page_of_roots(
@@ -203,7 +264,12 @@ def test_the_unreached_list_shown_without_javascript_keeps_the_page_of_roots(
     body = client_as("viewer").get(MAP, query).content.decode()
     assert "Root 002." in body and "Root 000." not in body
     assert "Loose 002." in body and "Loose 000." not in body
-    assert 'id="map-unreached-env_state" open' in body
+    category = find(body, "details", id="map-unreached-env_state")
+    assert dict(category.attributes) == {
+        "class": "map-unreached",
+        "id": "map-unreached-env_state",
+        "open": None,
+    }
     state = "&amp;unreached=ENV_STATE&amp;unreached_page=2"
     assert f"page=2&amp;open={roots[2].pk}{state}#map-node-{roots[2].pk}" in body
 

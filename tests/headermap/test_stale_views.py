@@ -9,6 +9,7 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
+from pytest_django.asserts import assertContains, assertInHTML
 
 from memadmin.composites.services import (
     composite_create,
@@ -18,10 +19,18 @@ from memadmin.composites.services import (
 from memadmin.headermap.models import HeaderSync
 from memadmin.headermap.stale_services import header_mark_synced
 from memadmin.memories.services import memory_create, memory_update
+from tests.html_tree import attribute, find, find_all, text
 
 from .stale_fixtures import T0, edit_build, make_release
 
 pytestmark = pytest.mark.django_db
+
+# The navigation's count of one stale header, linking to the queue.
+ONE_STALE = (
+    '<span id="stale-count"><a class="nav-count" href="/map/stale/"'
+    ' title="1 stale header: details changed since the last sync">'
+    '1<span class="visually-hidden"> stale header</span></a></span>'
+)
 
 
 def shown_version(client, header) -> str:
@@ -72,14 +81,14 @@ def joined(release, project):
 def test_the_navigation_counts_stale_headers(client_as, edited):
     """Every page shows the count next to Map, linking to the queue."""
     body = client_as("viewer").get("/memories/").content.decode()
-    assert 'class="nav-count" href="/map/stale/"' in body
-    assert '>1<span class="visually-hidden"> stale header</span>' in body
+    assertInHTML(ONE_STALE, body)
 
 
 def test_no_count_when_nothing_is_stale(client_as, release):
     """With every header in sync the navigation shows no count."""
     body = client_as("viewer").get("/memories/").content.decode()
-    assert '<span id="stale-count"></span>' in body
+    assertInHTML('<span id="stale-count"></span>', body)
+    assert find_all(body, "a", class_="nav-count") == []
 
 
 def test_the_queue_shows_what_changed(client_as, edited):
@@ -87,7 +96,8 @@ def test_the_queue_shows_what_changed(client_as, edited):
     body = client_as("viewer").get("/map/stale/").content.decode()
     assert "1 stale header" in body
     assert "Release: build, then tag." in body
-    assert "<ins>-all</ins>" in body
+    (card,) = find_all(find(body, "ol", class_="stale-headers"), "li", class_="stale-header")
+    assert [text(added) for added in find_all(card, "ins")] == ["-all"]
     assert "by historian: <em>the target was renamed</em>" in body
     assert "never synced" in body
 
@@ -120,7 +130,12 @@ def test_marking_synced_over_htmx_swaps_the_card_and_the_count(client_as, edited
     )
     body = response.content.decode()
     assert "is marked synced" in body
-    assert '<span id="stale-count" hx-swap-oob="true"></span>' in body
+    assertInHTML('<span id="stale-count" hx-swap-oob="true"></span>', body)
+    assertInHTML(
+        f'<li id="stale-{edited["header"].pk}" class="stale-header synced" role="status">'
+        f"#{edited['header'].display_id} is marked synced.</li>",
+        body,
+    )
 
 
 def test_a_viewer_cannot_mark_synced(client_as, edited):
@@ -135,7 +150,8 @@ def test_marking_a_non_header_is_refused(client_as, edited):
     response = client_as("editor").post(f"/map/stale/{edited['build'].pk}/synced/")
     assert response.status_code == 400
     assert b"heads no composite" in response.content
-    assert b"<h1>Stale headers</h1>" in response.content  # the queue, not a bare text page
+    # the queue, not a bare text page
+    assertContains(response, "<h1>Stale headers</h1>", html=True, status_code=400)
 
 
 def run(*args) -> str:
@@ -200,7 +216,7 @@ def test_the_queue_shows_a_membership_change(client_as, joined):
 def test_the_navigation_counts_a_membership_change(client_as, joined):
     """A header stale only for a join counts in the navigation."""
     body = client_as("viewer").get("/memories/").content.decode()
-    assert '>1<span class="visually-hidden"> stale header</span>' in body
+    assertInHTML(ONE_STALE, body)
 
 
 def test_marking_synced_clears_a_membership_change(client_as, joined):
@@ -211,7 +227,7 @@ def test_marking_synced_clears_a_membership_change(client_as, joined):
         {"version": shown_version(client, joined["header"])},
         headers={"HX-Request": "true"},
     )
-    assert '<span id="stale-count" hx-swap-oob="true"></span>' in response.content.decode()
+    assertInHTML('<span id="stale-count" hx-swap-oob="true"></span>', response.content.decode())
     assert b"0 stale headers" in client.get("/map/stale/").content
 
 
@@ -277,9 +293,13 @@ def test_the_queue_comes_a_page_at_a_time(client_as, project):
     client = client_as("viewer")
     first = client.get("/map/stale/", {"project": project.pk}).content.decode()
     assert f"{STALE_PER_PAGE + 2} stale headers, page 1 of 2" in first
-    assert first.count('class="stale-header"') == STALE_PER_PAGE
+    queue = find(first, "ol", class_="stale-headers")
+    shown = [attribute(card, "id") for card in find_all(queue, "li", class_="stale-header")]
+    assert shown == [f"stale-{head.pk}" for head in heads[:STALE_PER_PAGE]]  # oldest first
     second = client.get("/map/stale/", {"project": project.pk, "page": 2}).content.decode()
-    assert second.count('class="stale-header"') == 2 and f'id="stale-{heads[-1].pk}"' in second
+    queue = find(second, "ol", class_="stale-headers")
+    shown = [attribute(card, "id") for card in find_all(queue, "li", class_="stale-header")]
+    assert shown == [f"stale-{head.pk}" for head in heads[STALE_PER_PAGE:]]
 
 
 def test_marking_synced_is_refused_when_a_detail_changed_since_the_queue_was_shown(
@@ -315,7 +335,8 @@ def test_marking_synced_over_htmx_is_refused_in_place_when_a_detail_changed(clie
     )
     body = response.content.decode()
     assert response.status_code == 200  # htmx swaps only 2xx answers
-    assert f'id="stale-{edited["header"].pk}"' in body and 'role="alert"' in body
+    card = find(body, "li", id=f"stale-{edited['header'].pk}", class_="stale-header")
+    assert attribute(card, "role") == "alert"
     assert "changed after the queue was loaded" in body
     assert "then push the</ins>" in body and 'value="checked"' in body
     assert not HeaderSync.objects.exists()

@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from memadmin.composites.services import composite_create
 from memadmin.memories.services import memory_create, memory_update
+from tests.html_tree import attribute, find, find_all, links, parse, text
 
 pytestmark = pytest.mark.django_db
 
@@ -30,10 +31,13 @@ def test_memories_no_header_reaches_are_summed_up_by_category(client_as, two_lay
         .get(reverse("headermap:index"), {"project": project.pk})
         .content.decode()
     )
-    assert "<strong>1</strong> memory no header reaches" in body
-    assert "<strong>OPS_RULES</strong> · 1 memory · " in body
+    summary = [text(line) for line in find_all(find(body, "ul", class_="map-summary"), "li")]
+    assert summary[2].startswith("1 memory no header reaches · ")
+    category = find(body, "details", class_="map-unreached", id="map-unreached-ops_rules")
+    assert text(find(category, "summary")).startswith("OPS_RULES · 1 memory · ")
     assert "loose memory text." not in body
-    assert f"?project={project.pk}&amp;unreached=OPS_RULES#map-unreached-ops_rules" in body
+    show = f"/map/?project={project.pk}&unreached=OPS_RULES#map-unreached-ops_rules"
+    assert links(find(category, "div", class_="map-unreached-list")) == [("Show this memory", show)]
 
 
 def test_memories_no_header_reaches_are_listed_on_demand(client_as, two_layers, project):
@@ -43,7 +47,8 @@ def test_memories_no_header_reaches_are_listed_on_demand(client_as, two_layers, 
     page = client.get(reverse("headermap:index"), query).content.decode()
     fragment = client.get(reverse("headermap:unreached"), query, HTTP_HX_REQUEST="true")
     assert "loose memory text." in page
-    assert 'id="map-unreached-ops_rules" open' in page
+    category = find(page, "details", id="map-unreached-ops_rules", open=True)
+    assert "loose memory text." in text(category)
     assert "loose memory text." in fragment.content.decode()
     assert "<html" not in fragment.content.decode()
 
@@ -95,7 +100,7 @@ def test_a_nested_node_without_htmx_lands_on_its_own_row(client_as, two_layers, 
     )
     path, anchor = response.url.split("#")
     assert anchor == f"map-node-{theme.pk}-{ops.pk}"
-    assert f'id="{anchor}"' in client.get(path).content.decode()
+    assert find(client.get(path).content.decode(), "li", class_="map-node", id=anchor)
 
 
 def test_counts_and_token_sizes_are_shown(client_as, two_layers, project):
@@ -128,7 +133,17 @@ def test_a_header_whose_details_changed_is_marked_stale(client_as, two_layers, p
         .get(reverse("headermap:index"), {"project": project.pk})
         .content.decode()
     )
-    assert 'class="badge stale"' in body
+    tree = parse(body)
+    (badge,) = find_all(tree, "a", class_="stale")
+    assert badge.attributes == {
+        "class": "badge stale",
+        "href": reverse("headermap:stale"),
+        "title": "Its details changed since it was last synced",
+    }
+    assert text(badge) == "stale"
+    # On the header's own line: the theme, whose detail ops is.
+    theme_line = find(find(tree, "li", id=f"map-node-{two_layers['theme'].pk}"), "summary")
+    assert find(theme_line, "a", class_="stale") is badge
 
 
 def test_memory_text_is_escaped_on_the_map(client_as, project):
@@ -168,6 +183,11 @@ def test_node_links_keep_the_project_the_open_nodes_and_the_path(client_as, two_
     )
     page = f"{reverse('headermap:index')}?project={project.pk}"
     anchor = f"map-node-{theme.pk}-{ops.pk}"
-    assert f'href="{page}&amp;open={theme.pk}&amp;open={ops.pk}#{anchor}"' in body
+    node = find(body, "li", id=anchor)
+    assert links(find(node, "div", class_="map-details")) == [
+        ("Show its 2 details", f"{page}&open={theme.pk}&open={ops.pk}#{anchor}")
+    ]
     details = reverse("headermap:details", args=[ops.pk])
-    assert f'hx-get="{details}?project={project.pk}&amp;path={theme.pk}.{ops.pk}"' in body
+    closed = find(node, "details")
+    assert attribute(closed, "hx-get") == f"{details}?project={project.pk}&path={theme.pk}.{ops.pk}"
+    assert attribute(closed, "hx-trigger") == "toggle once"

@@ -1,12 +1,14 @@
 """The ledger pages through the test client: project list, preview, filters, download."""
 
 import re
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memadmin.ledger.models import TokenCount
+from tests.html_tree import attribute, find, find_all, text
 
 pytestmark = pytest.mark.django_db
 
@@ -179,6 +181,16 @@ def test_paging_the_rows_keeps_the_address_in_step(client_as, project, remember)
         remember(f"Fact number {n} about the deploys.")
     body = client_as("viewer").get(page_url(project, mode="pack")).content.decode()
     assert "page 1 of 2" in body
-    assert re.search(r'hx-get="[^"]*page=2" [^>]*hx-push-url="true">Next</a>', body)
+    (link,) = find_all(find(body, "nav", aria_label="Rows pages"), "a")
+    address = urlsplit(attribute(link, "href"))
+    assert (text(link), attribute(link, "rel")) == ("Next", "next")
+    assert address.path == f"/ledger/{project.pk}/"
+    assert parse_qs(address.query)["page"] == ["2"] and parse_qs(address.query)["mode"] == ["pack"]
+    # htmx swaps the preview and puts the page in the address, so a reload keeps it.
+    assert {name: attribute(link, name) for name in ("hx-get", "hx-target", "hx-push-url")} == {
+        "hx-get": attribute(link, "href"),
+        "hx-target": "#ledger-preview",
+        "hx-push-url": "true",
+    }
     second = client_as("viewer").get(page_url(project, mode="pack", page=2)).content.decode()
     assert "page 2 of 2" in second

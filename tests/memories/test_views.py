@@ -1,13 +1,26 @@
 """Memory pages through the test client: list fragment, create, edit and their refusals."""
 
+import json
+
 import pytest
 from django.urls import reverse
+from pytest_django.asserts import assertInHTML
 
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
+from tests.html_tree import attribute, find, find_all, links, text, top
 
 pytestmark = pytest.mark.django_db
+
+
+def shown(body: str) -> list[str]:
+    """Return the content cells of the memory list's rows, in order."""
+    return [text(cell) for cell in find_all(body, "td", data_label="Content")]
+
+
+def count(body: str) -> str:
+    return text(find(find(body, "section", id="table-section"), "p", class_="count"))
 
 
 def test_list_requires_login(client):
@@ -23,9 +36,12 @@ def test_htmx_request_gets_only_the_table_section(client_as, project):
     client = client_as("viewer")
     full = client.get("/memories/")
     fragment = client.get("/memories/", headers={"HX-Request": "true"})
-    assert b"<nav" in full.content and b"Rule one." in full.content
-    assert b"<nav" not in fragment.content and b"Rule one." in fragment.content
-    assert fragment.content.lstrip().startswith(b'<section id="table-section"')
+    assert find(full.content.decode(), "nav", aria_label="Main")
+    assert shown(full.content.decode()) == ["Rule one."]
+    (section,) = top(fragment.content.decode())  # the section alone, nothing around it
+    assert (section.name, attribute(section, "id")) == ("section", "table-section")
+    assert find_all(section, "nav", aria_label="Main") == []
+    assert shown(fragment.content.decode()) == ["Rule one."]
 
 
 def test_filters_by_project_category_status_and_text(client_as, project, mc_project):
@@ -34,10 +50,12 @@ def test_filters_by_project_category_status_and_text(client_as, project, mc_proj
     memory_create(project=project, category="INCIDENTS", content="Beta outage.", actor="agent")
     memory_create(project=mc_project, category="NAMING", content="Gamma naming.", actor="agent")
     client = client_as("viewer")
-    assert b"1 memory" in client.get(f"/memories/?project={project.pk}&category=INCIDENTS").content
-    assert b"Gamma" in client.get("/memories/?q=gamma").content
-    assert b"Alpha" not in client.get("/memories/?q=gamma").content
-    assert b"0 memories" in client.get("/memories/?status=archived").content
+    incidents = client.get(f"/memories/?project={project.pk}&category=INCIDENTS")
+    assert count(incidents.content.decode()) == "1 memory"
+    assert shown(incidents.content.decode()) == ["Beta outage."]
+    assert shown(client.get("/memories/?q=gamma").content.decode()) == ["Gamma naming."]
+    archived = client.get("/memories/?status=archived").content.decode()
+    assert count(archived) == "0 memories" and shown(archived) == []
 
 
 def test_create_refuses_an_exact_duplicate_with_a_link(client_as, project):
@@ -54,7 +72,9 @@ def test_create_refuses_an_exact_duplicate_with_a_link(client_as, project):
         },
     )
     assert response.status_code == 400
-    assert f'href="/memories/{existing.pk}/"'.encode() in response.content
+    refusal = find(response.content.decode(), "p", class_="error", role="alert")
+    assert text(refusal) == f"An identical memory already exists: #{existing.display_id}."
+    assert links(refusal) == [(f"#{existing.display_id}", f"/memories/{existing.pk}/")]
     assert Memory.objects.count() == 1
 
 
@@ -126,13 +146,22 @@ def test_making_a_memory_permanent_shows_as_a_status_change_not_a_restore(client
     client = client_as("editor")
     assert edit_status(client, memory, "permanent").status_code == 302
     page = client.get(reverse("memories:detail", args=[memory.pk])).content.decode()
-    newest = page.split('<ol class="timeline memory-timeline">', 1)[1].split("</li>", 1)[0]
-    assert '<span class="timeline-label">status changed</span>' in newest
-    assert "Status: active → permanent" in newest
+    newest = find_all(find(page, "ol", class_="memory-timeline"), "li", class_="timeline-entry")[0]
+    assert text(find(newest, "span", class_="timeline-label")) == "status changed"
+    details = [text(line) for line in find_all(newest, "p", class_="timeline-detail")]
+    assert "Status: active → permanent" in details
     assert "restored" not in page
     log = client.get(reverse("audit:index")).content.decode()
-    assert '<span class="badge action" title="status_changed">status changed</span>' in log
-    assert '<option value="status_changed">status changed</option>' in log
+    newest_row = find_all(find(find(log, "table", class_="audit-log"), "tbody"), "tr")[0]
+    badge = find(newest_row, "span", class_="action")
+    assert (badge.attributes, text(badge)) == (
+        {"class": "badge action", "title": "status_changed"},
+        "status changed",
+    )
+    action_filter = find(log, "select", name="action")
+    assert ("status_changed", "status changed") in [
+        (attribute(option, "value"), text(option)) for option in find_all(action_filter, "option")
+    ]
     assert "restored" not in log
 
 
@@ -143,7 +172,10 @@ def test_restoring_from_the_edit_form_clears_the_archived_because(client_as, pro
     client = client_as("editor")
     assert edit_status(client, memory, "active").status_code == 302
     page = client.get(reverse("memories:detail", args=[memory.pk])).content.decode()
-    assert '<span class="badge status-active">active</span>' in page
+    assertInHTML(
+        f'<h1>Memory #{memory.display_id} <span class="badge status-active">active</span></h1>',
+        page,
+    )
     assert "archive_reason" not in page and "<dt>Metadata</dt>" not in page
     assert "Why: <em>Superseded by the runbook</em>" in page  # the archive, in the history
     assert Memory.objects.get(pk=memory.pk).metadata == {}
@@ -165,4 +197,12 @@ def test_archiving_from_the_edit_form_keeps_the_reason_as_an_archive_does(client
         "archive_reason": "Replaced by the runbook"
     }
     page = client.get(reverse("memories:detail", args=[memory.pk])).content.decode()
-    assert "Replaced by the runbook" in page.split("<dt>Metadata</dt>", 1)[1]
+    listing = find(page, "dl", class_="fields")
+    shown = dict(
+        zip(
+            [text(name) for name in find_all(listing, "dt")],
+            [text(value) for value in find_all(listing, "dd")],
+            strict=True,
+        )
+    )
+    assert json.loads(shown["Metadata"]) == {"archive_reason": "Replaced by the runbook"}

@@ -2,8 +2,10 @@
 
 import pytest
 from django.test import RequestFactory
+from pytest_django.asserts import assertInHTML
 
 from memadmin.overview.error_views import server_error
+from tests.html_tree import find, links
 
 pytestmark = pytest.mark.django_db
 
@@ -13,9 +15,12 @@ def test_an_unknown_address_gets_a_404_in_the_layout(client_as):
     response = client_as("viewer").get("/no/such/page/")
     html = response.content.decode()
     assert response.status_code == 404
-    assert 'aria-label="Main"' in html
-    assert "There is no page at <code>/no/such/page/</code>" in html
-    assert 'href="/"' in html
+    assert find(html, "nav", aria_label="Main")
+    page = find(html, "section", class_="error-page")
+    assertInHTML(
+        '<p class="error-message">There is no page at <code>/no/such/page/</code>.</p>', html
+    )
+    assert ("the overview", "/") in links(page)
     assert "tried" not in html  # Django's list of patterns is not shown
 
 
@@ -33,7 +38,7 @@ def test_a_403_names_the_role_needed_and_the_role_held(client_as, project):
     assert response.status_code == 403
     assert "This needs the editor role." in html
     assert "with the <strong>viewer</strong> role" in html
-    assert 'aria-label="Main"' in html
+    assert find(html, "nav", aria_label="Main")
 
 
 def test_a_500_apologises_in_the_layout(people):
@@ -44,4 +49,4 @@ def test_a_500_apologises_in_the_layout(people):
     html = response.content.decode()
     assert response.status_code == 500
     assert "Something broke on our side" in html
-    assert 'aria-label="Main"' in html
+    assert find(html, "nav", aria_label="Main")

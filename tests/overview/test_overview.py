@@ -10,6 +10,7 @@ from memadmin.core.clock import now_ms
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
+from tests.html_tree import attribute, find, find_all, links, text
 
 pytestmark = pytest.mark.django_db
 
@@ -35,13 +36,25 @@ def test_the_overview_shows_each_projects_figures_with_links(client_as, store):
     html = response.content.decode()
     pk = store.pk
     assert response.status_code == 200
-    assert f'href="/memories/?project={pk}&amp;status=archived"' in html
-    assert '<svg xmlns="http://www.w3.org/2000/svg" class="diagram counts-chart' in html
-    assert f'href="/memories/?project={pk}&amp;category=OPS_RULES"' in html
-    assert 'class="num coverage-plugin"' in html and 'class="num coverage-headers"' in html
-    assert f'href="/map/stale/?project={pk}"><strong>1</strong> stale header' in html
-    assert "<strong>1</strong> in LEGACY_THING" in html
-    assert f'href="/memories/?project={pk}&amp;expiring=7"><strong>1</strong> expiring' in html
+    card = find(html, "section", class_="overview-project")
+    assert ("archived 1", f"/memories/?project={pk}&status=archived") in links(
+        find(card, "ul", class_="overview-statuses")
+    )
+    chart = find(find(card, "figure", class_="overview-chart"), "svg", class_="counts-chart")
+    assert attribute(chart, "xmlns") == "http://www.w3.org/2000/svg"
+    assert f"/memories/?project={pk}&category=OPS_RULES" in [href for _, href in links(chart)]
+    injection = find(card, "table", class_="overview-injection")
+    modes = [text(find(row, "th")) for row in find_all(find(injection, "tbody"), "tr")]
+    for mode in modes:
+        assert text(find(injection, "td", class_=f"coverage-{mode}")).endswith("%")
+    assert {"plugin", "headers"} <= set(modes)
+    attention = links(find(card, "ul", class_="overview-attention"))
+    assert ("1 stale header", f"/map/stale/?project={pk}") in attention
+    assert (
+        "1 in LEGACY_THING",
+        f"/memories/?project={pk}&category=LEGACY_THING&status=any",
+    ) in attention
+    assert ("1 expiring in the next 7 days", f"/memories/?project={pk}&expiring=7") in attention
     assert "archived" in html.split("Last 10 changes")[1]
     assert "obsolete" in html
 
@@ -53,7 +66,8 @@ def test_the_overview_says_what_the_stock_plugin_never_injects_and_links_the_hea
     html = client_as("viewer").get("/").content.decode()
     assert "4 live memories are never injected by the stock plugin: magic-context does not" in html
     assert "know the category OPS_RULES: never injected (2)" in html
-    assert f'href="/curation/{store.pk}/health/">The health queue</a>' in html
+    attention = links(find(html, "ul", class_="overview-attention"))
+    assert ("The health queue", f"/curation/{store.pk}/health/") in attention
 
 
 def test_the_overview_reads_the_same_number_of_queries_for_more_memories(client_as, store):

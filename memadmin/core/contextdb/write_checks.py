@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 from memadmin.core.contextdb.errors import StoreError
 from memadmin.core.contextdb.opening import table_columns
+from memadmin.core.contextdb.rules import MEMORY_RULES
 
 # The columns whose values are a person's curation: what "the row memadmin last read" means.
 CURATED_COLUMNS = (
@@ -27,44 +28,25 @@ CURATED_COLUMNS = (
     "expires_at",
     "metadata",
 )
-# Columns memadmin writes that every store it writes must have.
-WRITTEN_COLUMNS = frozenset(
+# Columns memadmin knows: the memory columns the rules read, and the row's revision.
+KNOWN_COLUMNS = frozenset(rule.name for rule in MEMORY_RULES) | {"revision"}
+# Known columns memadmin writes only when the store has them (or leaves to their default).
+WRITTEN_WHEN_PRESENT = frozenset(
     {
-        "id",
-        "project_path",
-        "category",
-        "content",
-        "normalized_hash",
-        "importance",
-        "scope",
-        "shareable",
-        "source_session_id",
-        "source_type",
-        "seen_count",
-        "retrieval_count",
-        "first_seen_at",
-        "created_at",
-        "updated_at",
-        "last_seen_at",
-        "status",
-        "expires_at",
-        "superseded_by_memory_id",
-        "merged_from",
+        "last_retrieved_at",
+        "verification_status",
+        "verified_at",
+        "classified_at",
+        "metadata_json",
+        "mural_cue",
+        "mural_cue_hash",
+        "mural_cue_at",
+        "mural_cue_rejection_count",
+        "revision",
     }
 )
-# Columns memadmin knows: written when present, or left to their default.
-KNOWN_COLUMNS = WRITTEN_COLUMNS | {
-    "last_retrieved_at",
-    "verification_status",
-    "verified_at",
-    "classified_at",
-    "metadata_json",
-    "mural_cue",
-    "mural_cue_hash",
-    "mural_cue_at",
-    "mural_cue_rejection_count",
-    "revision",
-}
+# Columns memadmin writes that every store it writes must have.
+WRITTEN_COLUMNS = KNOWN_COLUMNS - WRITTEN_WHEN_PRESENT
 LIVE_STATUSES = ("active", "permanent")
 AUTHORITY_MESSAGE = "context.db memory writes are managed by the Rust module"
 

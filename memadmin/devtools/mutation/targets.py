@@ -16,6 +16,8 @@ SERVICES = (
     "memadmin/memories/archive_services.py",
     "memadmin/memories/bulk_services.py",
     "memadmin/memories/merge_services.py",
+    # The taxonomy's writes to memories (a pack upgrade's moves, the facts checker's writes).
+    "memadmin/memories/taxonomy_side.py",
     "memadmin/projects/services.py",
     "memadmin/composites/services.py",
     "memadmin/composites/member_services.py",
