@@ -15,7 +15,9 @@ same hits on both.
 
 Ranking scores every hit, and a common word is in half the store. `RankedSearch` therefore
 ranks in the index alone where it can (on SQLite the FTS table, without reading a memory),
-counts without ranking, and reads the rows of the asked slice only. Every statement is
+counts without ranking, reads the rows of the asked slice only, and keeps the count and
+the ranked ids for the next page of the same search while the memories stand still
+(`search_cache`). Every statement is
 written so that the index drives: SQLite would otherwise run the whole MATCH once per
 memory of a filtered list (a second a thousand memories).
 """
@@ -27,6 +29,8 @@ from django.db import connection
 from django.db.models import BooleanField, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
+from .search_cache import KeptSearch, kept_search, memories_state
+
 SEARCH_MIN = 3  # shorter fragments are matched as substrings
 FTS_TABLE = "memories_memory_fts"
 SEARCH_COLUMN = "content_search"  # PostgreSQL's generated tsvector
@@ -36,6 +40,7 @@ RANK = "search_rank"
 # CHECK_LIMIT (ids checked in one query), it ranks the filtered hits instead.
 CHECK_FACTOR = 2
 CHECK_LIMIT = 5_000
+KEPT_IDS = 10_000  # ranked ids a kept search holds at most
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -69,7 +74,7 @@ class RankedSearch:
         self.memories = memories.order_by()
         self.model = memories.model
         self.words = words
-        self._count: int | None = None
+        self._entry: KeptSearch | None = None
 
     def matches(self) -> QuerySet:
         """Return the hits as a plain QuerySet, unordered."""
@@ -81,12 +86,13 @@ class RankedSearch:
 
     def count(self) -> int:
         """Return how many memories match (without ranking them)."""
-        if self._count is None:
+        entry = self._kept()
+        if entry.count is None:
             if connection.vendor == "sqlite" and not self.memories.query.has_filters():
-                self._count = _index_count(self.words)  # every row of the index is a memory
+                entry.count = _index_count(self.words)  # every row of the index is a memory
             else:
-                self._count = self.matches().count()
-        return self._count
+                entry.count = self.matches().count()
+        return entry.count
 
     def __len__(self) -> int:
         return self.count()
@@ -106,11 +112,30 @@ class RankedSearch:
         stop = self.count() if stop is None else stop
         if stop <= start:
             return []
-        if connection.vendor == "postgresql":
-            return list(self._ranked()[start:stop])
-        ids = self._sqlite_ranked_ids(stop)[start:stop]
+        ids = self._ranked_ids(stop)[start:stop]
         rows = self.memories.in_bulk(ids)
         return [rows[pk] for pk in ids if pk in rows]
+
+    def _kept(self) -> KeptSearch:
+        """Return what the process keeps of this search (see `search_cache`)."""
+        if self._entry is None:
+            sql, params = self.memories.values("pk").query.sql_with_params()
+            key = (connection.alias, tuple(self.words), sql, tuple(params))
+            self._entry = kept_search(key, memories_state())
+        return self._entry
+
+    def _ranked_ids(self, stop: int) -> list[int]:
+        """Return the ids of the first `stop` hits, best first, from what is kept if it can."""
+        entry = self._kept()
+        if len(entry.ids) >= stop or entry.complete:
+            return entry.ids[:stop]
+        if connection.vendor == "postgresql":
+            ids = list(self._ranked().values_list("pk", flat=True)[:stop])
+        else:
+            ids = self._sqlite_ranked_ids(stop)
+        if stop <= KEPT_IDS:
+            entry.ids, entry.complete = ids, len(ids) < stop
+        return ids
 
     def _sqlite_ranked_ids(self, stop: int) -> list[int]:
         """Return the ids of the first `stop` hits, best first, ranking in the index if it can.

@@ -165,3 +165,18 @@ def test_a_two_word_search_needs_both(many):
     """Every word of the query is required; each is a prefix."""
     hits = {memory.content for memory in memory_search(Memory.objects.all(), "fill depl")}
     assert hits == {memory.content for memory in many if "filler" in memory.content}
+
+
+def test_a_search_is_kept_until_a_memory_is_written(texts, django_assert_num_queries):
+    """The same search again reads the memories' state and the slice's rows, nothing more;
+    an edited text or a changed status is searched afresh."""
+    first = memory_list(text="deploy")
+    assert first.count() == 4 and first[0].content == "deploy deploy deploy"
+    again = memory_list(text="deploy")
+    with django_assert_num_queries(2):
+        assert again.count() == 4 and [m.content for m in again[:1]] == ["deploy deploy deploy"]
+    memory_update(memory=texts[6], actor="agent", content="Ship it.")
+    assert memory_list(text="deploy").count() == 3
+    assert memory_list(text="deploy")[0].content != "Ship it."
+    memory_update(memory=texts[0], actor="agent", status="archived")
+    assert memory_list(text="deploy", status="live").count() == 2
