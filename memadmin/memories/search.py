@@ -17,9 +17,8 @@ Ranking scores every hit, and a common word is in half the store. `RankedSearch`
 ranks in the index alone where it can (on SQLite the FTS table, without reading a memory),
 counts without ranking, reads the rows of the asked slice only, and keeps the count and
 the ranked ids for the next page of the same search while the memories stand still
-(`search_cache`). Every statement is
-written so that the index drives: SQLite would otherwise run the whole MATCH once per
-memory of a filtered list (a second a thousand memories).
+(`search_cache`). Every statement lets the index drive: SQLite would otherwise run the
+whole prefix MATCH once per memory a filter leaves (about a second per thousand memories).
 """
 
 import re
