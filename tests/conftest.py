@@ -29,15 +29,17 @@ hypothesis_settings.load_profile("memadmin")
 
 @pytest.fixture(autouse=True)
 def _no_prepared_store_kept():
-    """Forget the ledger's prepared projects and the maps after each test (ids come again)."""
+    """Forget the prepared projects, maps and kept searches after each test (ids come again)."""
     yield
     from django.core.cache import cache
 
     from memadmin.headermap.selectors import forget_maps
     from memadmin.ledger.prepared_cache import forget_prepared
+    from memadmin.memories.search_cache import forget_searches
 
     forget_prepared()
     forget_maps()
+    forget_searches()
     cache.clear()  # the stale headers kept by the store's fingerprint, which comes again
 
 

@@ -39,7 +39,7 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     # Only editors get the selection column and the bulk actions it feeds.
     can_edit = has_role(request.user, "editor")
     # A text search comes best match first, unless a column is sorted (`?sort=`).
-    ranked = uses_index(filters.get("q", ""))
+    ranked = uses_index(filters["text"])
     table = MemoryTable(
         memories, exclude=() if can_edit else ("select",), order_by=() if ranked else None
     )
