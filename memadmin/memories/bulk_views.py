@@ -143,6 +143,14 @@ def _plan_now(action: str, ids: list[int], options: dict) -> BulkPlan:
         return BulkPlan(action=action)
 
 
+def _target(action: str, data: dict) -> str:
+    """Return where a move or an add takes the rows, as the review names it."""
+    if action == "move":
+        return data.get("category") or ""
+    composite = data.get("composite") if action == "add" else None
+    return "" if composite is None else str(composite)
+
+
 def _review(
     request: HtmxHttpRequest,
     form: BulkForm,
@@ -157,6 +165,7 @@ def _review(
         "memories/bulk_confirm.html",
         {
             "plan": plan,
+            "summary": plan.summary(_target(plan.action, form.cleaned_data)),
             "action_label": ACTIONS[plan.action],
             "data": form.cleaned_data,
             "reason": form["reason"],
