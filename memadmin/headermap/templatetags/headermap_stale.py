@@ -1,6 +1,8 @@
-"""The stale-header queue's tags: the count in the navigation and each membership sentence.
+"""The stale-header queue's tags: the count in the navigation, each membership sentence, and
+each card's "mark synced" form.
 
-`{% load headermap_stale %}{% stale_header_count %}`; `{% membership_sentence change %}`.
+`{% load headermap_stale %}{% stale_header_count %}`; `{% membership_sentence change %}`;
+`{% mark_synced_form entry kept_note as form %}`.
 """
 
 from django import template
@@ -8,6 +10,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from memadmin.headermap.forms import MarkSyncedForm
 from memadmin.headermap.stale_membership import DetailRef, MembershipChange
 from memadmin.headermap.stale_selectors import stale_header_count as count_stale
 
@@ -39,3 +42,11 @@ def membership_sentence(change: MembershipChange) -> SafeString:
         name = format_html('<a href="{}">{}</a>', url, name)
     members = format_html_join(", ", "{}", ((_member(member),) for member in change.members))
     return change.sentence(format_html, name=name, members=members)
+
+
+@register.simple_tag
+def mark_synced_form(entry, kept_note=None) -> MarkSyncedForm:
+    """Return the entry's "mark synced" form, holding the note a refusal kept for it."""
+    kept = kept_note or {}
+    note = kept.get("reason", "") if kept.get("header") == entry.header.pk else ""
+    return MarkSyncedForm.for_entry(entry, note=note)
