@@ -1,9 +1,12 @@
 """The review's sentence is `BulkPlan.summary`: what changes, where to, and what is left."""
 
 import pytest
+from django.urls import reverse
+from pytest_django.asserts import assertContains
 
-from memadmin.memories.bulk_services import BulkPlan
+from memadmin.memories.bulk_services import BulkPlan, bulk_plan
 from memadmin.memories.models import Memory
+from memadmin.memories.services import memory_create
 
 
 def rows(count: int, start: int = 1) -> list[Memory]:
@@ -26,3 +29,26 @@ def rows(count: int, start: int = 1) -> list[Memory]:
 def test_the_summary_says_what_changes_and_what_is_left(plan, target, sentence):
     """Counts are pluralised; a move or an add names its target; a restore its statuses."""
     assert plan.summary(target) == sentence
+
+
+@pytest.mark.django_db
+def test_the_review_carries_the_selection_and_what_was_reviewed_hidden(client_as, project):
+    """Ids, action, category, count, fingerprint and the list page, rendered from BulkForm."""
+    moved = [
+        memory_create(project=project, category="OPS_RULES", content=f"Rule {i}.", actor="agent")
+        for i in range(2)
+    ]
+    ids = [m.pk for m in moved]
+    response = client_as("editor").post(
+        reverse("memories:bulk"),
+        {"ids": ids, "action": "move", "category": "ENV_STATE", "next": "/memories/?page=2"},
+    )
+    plan = bulk_plan(action="move", memories=moved, category="ENV_STATE")
+    assertContains(response, "<strong>2 rows will change</strong> (moved to ENV_STATE).", html=True)
+    for name, value in [
+        ("ids", ids[0]), ("ids", ids[1]), ("action", "move"), ("category", "ENV_STATE"),
+        ("expected", 2), ("fingerprint", plan.fingerprint()),
+        ("next", "/memories/?page=2"),
+    ]:  # fmt: skip
+        assertContains(response, f'type="hidden" name="{name}" value="{value}"', count=1)
+    assertContains(response, '<input type="hidden" name="composite" id="id_composite">', html=True)
