@@ -127,6 +127,9 @@ def test_a_criteria_save_without_its_revision_is_refused_with_the_text_kept(clie
     data = hidden_fields(client.get(url).content.decode())
     form = client.get(url).context["form"]
     posted = {name: form[name].value() or "" for name in form.fields}
+    for formset in form.formsets.values():  # the list fields: management form and boxes
+        posted |= {box.html_name: box.value() for box in formset.management_form}
+        posted |= {box.html_name: box.value() or "" for item in formset for box in item}
     posted |= {"definition": "My definition.", "revision": ""}
     posted = {name: value for name, value in posted.items() if value is not None}
     assert "revision" in data

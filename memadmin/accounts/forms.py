@@ -19,5 +19,19 @@ class PersonForm(forms.Form):
 
 
 class RoleForm(forms.Form):
+    """A person's new role and why. The people page holds one per person (`for_person`)."""
+
     role = forms.ChoiceField(choices=ROLE_CHOICES)
     reason = forms.CharField(required=False, max_length=500)
+
+    @classmethod
+    def for_person(cls, person) -> "RoleForm":
+        """Return the row form of `person`: boxes role-<pk> and role-reason-<pk>, roles by name.
+
+        A person with no role has the first role shown; the select names roles only, as
+        the table is narrow (the descriptions are listed above it).
+        """
+        form = cls(initial={"role": person.role}, auto_id=f"role-%s-{person.pk}")
+        form.fields["role"].widget.choices = [(role, role) for role in ROLES]
+        form.fields["role"].widget.attrs["id"] = f"role-{person.pk}"
+        return form

@@ -20,13 +20,13 @@ def _page(request, *, person_form=None, role_errors=None, status=200) -> HttpRes
     everyone = people_list()
     for person in everyone:
         person.role_errors = (role_errors or {}).get(person.pk, [])
+        person.role_form = RoleForm.for_person(person)
     return render(
         request,
         "accounts/people.html",
         {
             "people": everyone,
             "person_form": person_form or PersonForm(),
-            "role_form": RoleForm(),
             "descriptions": ROLE_DESCRIPTIONS,
         },
         status=status,

@@ -9,7 +9,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from memadmin.core.numbers import parse_id
-from memadmin.memories.picker import MEMORY_HINT, PickerInput
+from memadmin.memories.picker import MEMORY_HINT, SELECT_LIMIT, PickerInput
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
 
@@ -130,6 +130,22 @@ class TypeForm(VersionedForm):
 class CursorForm(VersionedForm):
     action = forms.ChoiceField(choices=[("advance", "advance"), ("back", "back"), ("set", "set")])
     position = WholeNumberField(required=False, label="Step")
+
+    @classmethod
+    def for_composite(cls, composite: Composite, rows: list) -> "CursorForm":
+        """Return the "put the cursor on step" form of a sequence showing `rows`.
+
+        Its step is a select of the steps up to SELECT_LIMIT of them ("2 · #14"), else a
+        number box from 1 to the last step; either is `cursor-step`, on the cursor's step.
+        """
+        form = cls(initial={"position": composite.cursor + 1})
+        if 0 < len(rows) <= SELECT_LIMIT:
+            steps = [(n, f"{n} · #{row.member.display_id}") for n, row in enumerate(rows, 1)]
+            widget = forms.Select(attrs={"id": "cursor-step"}, choices=steps)
+        else:
+            widget = forms.NumberInput(attrs={"id": "cursor-step", "min": 1, "max": len(rows)})
+        form.fields["position"].widget = widget
+        return form
 
 
 class FreezeForm(forms.Form):

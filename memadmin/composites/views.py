@@ -19,7 +19,6 @@ from memadmin.audit.undo_messages import undo_message
 from memadmin.core.numbers import parse_id
 from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.memories.models import Memory
-from memadmin.memories.picker import SELECT_LIMIT
 from memadmin.pagination import pager, query_pages
 
 from . import selectors
@@ -83,13 +82,12 @@ def composite_context(composite: Composite, **extra) -> dict:
         "cursor_row": rows[composite.cursor]
         if composite.type == Composite.Type.SEQUENCE and 0 <= composite.cursor < len(rows)
         else None,
-        "cursor_steps": rows if len(rows) <= SELECT_LIMIT else None,
         "picture": composite_picture(composite),
         "head_archived": composite.head.status == Memory.Status.ARCHIVED,
         "add_form": MemberAddForm(project=composite.project),
         "type_form": TypeForm(initial={"type": composite.type}),
         "title_form": TitleForm(initial={"title": composite.title}),
-        "cursor_form": CursorForm(),
+        "cursor_form": CursorForm.for_composite(composite, rows),
         # The version every form of the page carries (`versions`), from the rows shown.
         "fingerprint": fingerprint_of(composite, [row.member_id for row in rows]),
         "freeze_form": FreezeForm(),

@@ -16,7 +16,7 @@ What changed, by whom and why is read from the composites' audit events, which c
 same stamps; an event older than the stamps counts at the time it was recorded.
 """
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -69,25 +69,40 @@ class MembershipChange:
     # Moves of the same members in a row, by one actor, are one change (`times` of them).
     times: int = 1
 
-    @property
-    def composite_label(self) -> str:
-        """Return the composite as a sentence names it: "the sequence 'Deploy'"."""
-        name = f"'{self.composite_title}'" if self.composite_title else f"#{self.composite_pk}"
-        return f"the {self.composite_type} {name}"
+    def composite_name(self, fill: Callable[..., str] = str.format) -> str:
+        """Return the composite's name: its title in quotes ("'Deploy'"), else "#<id>"."""
+        if self.composite_title:
+            return fill("'{}'", self.composite_title)
+        return fill("#{}", self.composite_pk)
+
+    def sentence(
+        self, fill: Callable[..., str] = str.format, *, name: str = "", members: str = ""
+    ) -> str:
+        """Return the change as one sentence, e.g. "#12 joined the sequence 'Deploy'".
+
+        `fill` is `str.format` for text, or `format_html` for a page, which passes the
+        composite's `name` and the `members` already linked (the ids, else).
+        """
+        name = name or self.composite_name(fill)
+        members = members or ", ".join(f"#{member.display_id}" for member in self.members)
+        the, the_capital = (
+            fill(f"{the} {{}} {{}}", self.composite_type, name) for the in ("the", "The")
+        )
+        if self.kind == "made":
+            pattern = "{The} was made" + (" with {members}" if self.members else "")
+        elif self.kind == "deleted":
+            pattern = "{The} was deleted" + ("; {members} left with it" if self.members else "")
+        else:
+            verb = {"joined": "joined", "left": "left", "moved": "moved within"}[self.kind]
+            pattern = f"{{members}} {verb} {{the}}" + (
+                f" ({self.times} moves)" if self.times > 1 else ""
+            )
+        return fill(pattern, the=the, The=the_capital, members=members)
 
     @property
     def summary(self) -> str:
-        """Return the change as one sentence, e.g. "#12 joined the sequence 'Deploy'"."""
-        ids = ", ".join(f"#{member.display_id}" for member in self.members)
-        label = self.composite_label
-        if self.kind == "made":
-            return f"{label[0].upper()}{label[1:]} was made" + (f" with {ids}" if ids else "")
-        if self.kind == "deleted":
-            return f"{label[0].upper()}{label[1:]} was deleted" + (
-                f"; {ids} left with it" if ids else ""
-            )
-        verb = {"joined": "joined", "left": "left", "moved": "moved within"}[self.kind]
-        return f"{ids} {verb} {label}" + (f" ({self.times} moves)" if self.times > 1 else "")
+        """Return the change as one sentence of text, as the command prints it."""
+        return self.sentence()
 
     def repeats(self, earlier: "MembershipChange") -> bool:
         """Return True if this is another move of the same members, by the same actor."""

@@ -9,36 +9,28 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
-from memadmin.core.numbers import parse_id
 from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.memories.models import Memory
-from memadmin.memories.selectors import project_list
 from memadmin.pagination import pager, query_pages
-from memadmin.projects.models import Project
 
-from .forms import NOTE_MAX_CHARS, MarkSyncedForm
+from .forms import MarkSyncedForm, StaleFilterForm
 from .stale_selectors import stale_header, stale_header_count, stale_headers, stale_order
 from .stale_services import StaleReview, header_mark_synced
 
 STALE_PER_PAGE = 25
 
 
-def _project(request: HtmxHttpRequest) -> Project | None:
-    pk = parse_id(request.GET.get("project", ""))
-    return Project.objects.filter(pk=pk).first() if pk is not None else None
-
-
 @require_GET
 @role_required("viewer")
 def stale_queue(request: HtmxHttpRequest) -> HttpResponse:
     """List the stale headers, each with what changed in its details since its last sync."""
-    project = _project(request)
     template_name = partial_or_page(request, "headermap/stale.html", "stale-queue")
-    return render(request, template_name, _queue_context(request, project))
+    return render(request, template_name, _queue_context(request, StaleFilterForm(request.GET)))
 
 
-def _queue_context(request: HtmxHttpRequest, project: Project | None) -> dict:
+def _queue_context(request: HtmxHttpRequest, filter_form: StaleFilterForm) -> dict:
     """Return a page of the queue: STALE_PER_PAGE headers, each with what changed."""
+    project = filter_form.chosen_project()
     page = Paginator(stale_order(project), STALE_PER_PAGE).get_page(request.GET.get("page"))
     return {
         "headers": stale_headers(project, heads=list(page.object_list)),
@@ -51,8 +43,7 @@ def _queue_context(request: HtmxHttpRequest, project: Project | None) -> dict:
             target="#stale-queue",
         ),
         "project": project,
-        "projects": project_list(),
-        "note_max_chars": NOTE_MAX_CHARS,
+        "filter_form": filter_form,
     }
 
 
@@ -80,7 +71,6 @@ def stale_mark_synced(request: HtmxHttpRequest, header_pk: int) -> HttpResponse:
             context = {
                 "entry": current,
                 "refusals": error.messages,
-                "note_max_chars": NOTE_MAX_CHARS,
                 "kept_note": {"header": header.pk, "reason": reason},
             }
             return render(request, "headermap/stale.html#stale-card", context)
@@ -94,7 +84,7 @@ def stale_mark_synced(request: HtmxHttpRequest, header_pk: int) -> HttpResponse:
         # is now, the note typed kept on the header's form.
         for message in error.messages:
             messages.error(request, message)
-        context = _queue_context(request, None)
+        context = _queue_context(request, StaleFilterForm())
         context["kept_note"] = {"header": header.pk, "reason": reason}
         return render(request, "headermap/stale.html", context, status=409 if stale else 400)
     if request.htmx:

@@ -1,5 +1,7 @@
 """Forms of the history area: the audit log's filters, compare and revert. Rules live in services."""
 
+from collections.abc import Sequence
+
 from django import forms
 
 from memadmin.number_fields import RowChoiceField, WholeNumberField
@@ -56,14 +58,46 @@ def _choices(anything: str, values: list[str]) -> list[tuple[str, str]]:
 
 
 class CompareForm(forms.Form):
-    """Two versions to compare: `a` the older side, `b` the newer."""
+    """Two versions to compare: `a` the older side, `b` the newer.
 
-    a = WholeNumberField(min_value=1, widget=forms.HiddenInput)
-    b = WholeNumberField(min_value=1, widget=forms.HiddenInput)
+    On a history page each version's row holds its two radio buttons (`pick`), which join
+    the empty compare form at the table's top through their form= attribute.
+    """
+
+    use_required_attribute = False  # a version is always chosen on both sides
+    a = WholeNumberField(min_value=1, widget=forms.RadioSelect(attrs={"form": "compare-form"}))
+    b = WholeNumberField(min_value=1, widget=forms.RadioSelect(attrs={"form": "compare-form"}))
+
+    def __init__(self, *args, versions: Sequence = (), **kwargs):
+        """`versions`, newest first, are offered on both sides; the newest two are chosen."""
+        ids = [version.history_id for version in versions]
+        kwargs.setdefault(
+            "initial", {"a": ids[1] if len(ids) > 1 else None, "b": ids[0] if ids else None}
+        )
+        super().__init__(*args, **kwargs)
+        for name, label in (("a", "from"), ("b", "to")):
+            self.fields[name].widget.choices = [(pk, label) for pk in ids]
+
+    def pick(self, versions: Sequence) -> None:
+        """Give each of `versions` (as offered) its radio buttons: `pick_a` and `pick_b`."""
+        for version, a, b in zip(versions, self["a"], self["b"], strict=True):
+            version.pick_a, version.pick_b = a, b
 
 
 class RevertForm(forms.Form):
-    """The version to go back to, and why."""
+    """The version to go back to, and why.
+
+    A history page holds one per version: `for_version` names its boxes apart.
+    """
 
     version = WholeNumberField(min_value=1, widget=forms.HiddenInput)
-    reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
+    reason = forms.CharField(required=False, max_length=500, label="Why")
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+
+    @classmethod
+    def for_version(cls, history_id: int, *, auto_id: str = "", data=None) -> "RevertForm":
+        """Return the form reverting to that version; ids are "reason-<id>" unless told."""
+        return cls(data, initial={"version": history_id}, auto_id=auto_id or f"%s-{history_id}")

@@ -51,6 +51,26 @@ def _labels(old, new) -> dict:
     return {"old_label": f"Version {old.number}", "new_label": f"Version {new.number}"}
 
 
+def _rows(versions: list, posted: RevertForm) -> list:
+    """Return the versions newest first, each with its compare radios and its revert form.
+
+    The version a refused revert asked for keeps the reason that was typed.
+    """
+    rows = list(reversed(versions))
+    CompareForm(versions=rows).pick(rows)
+    for version in rows:
+        asked = posted.is_bound and posted.cleaned_data.get("version") == version.history_id
+        version.revert_form = RevertForm.for_version(
+            version.history_id, data=posted.data if asked else None
+        )
+    return rows
+
+
+def _compare_revert(old) -> RevertForm:
+    """Return the compare page's form reverting to its older side ("revert-reason")."""
+    return RevertForm.for_version(old.history_id, auto_id="revert-%s")
+
+
 def _bad_request(request, message: str) -> HttpResponse:
     return render(request, "audit/bad_version.html", {"message": message}, status=400)
 
@@ -76,7 +96,7 @@ def _memory_history_page(request, memory, revert_form, status=200) -> HttpRespon
         "audit/memory_history.html",
         {
             "memory": memory,
-            "versions": list(reversed(versions)),
+            "versions": _rows(versions, revert_form),
             "latest": versions[-1] if versions else None,
             "timeline": memory_timeline(memory),
             "revert_form": revert_form,
@@ -110,6 +130,7 @@ def memory_compare(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
             "new": new,
             "text": text,
             "fields": fields,
+            "revert_form": _compare_revert(old),
             **_labels(old, new),
         },
     )
@@ -166,7 +187,7 @@ def _criteria_history_page(request, project, name, revert_form, status=200) -> H
         {
             "project": project,
             "name": name,
-            "versions": list(reversed(versions)),
+            "versions": _rows(versions, revert_form),
             "latest": latest,
             "gone": latest.history_type == "-",
             "revert_form": revert_form,
@@ -199,6 +220,7 @@ def criteria_compare(request: HtmxHttpRequest, project_pk: int, category: str) -
             "old": old,
             "new": new,
             "fields": criteria_comparison(old, new),
+            "revert_form": _compare_revert(old),
             **_labels(old, new),
         },
     )

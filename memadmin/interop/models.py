@@ -11,6 +11,7 @@ from simple_history.models import HistoricalRecords
 
 from memadmin.audit.models import HistoryActorFields
 from memadmin.core.contextdb.changes import StoreMarks
+from memadmin.core.contextdb.records import problem_line
 from memadmin.core.contextdb.workspace_writing import workspace_digest
 
 from .progress import PHASES
@@ -114,6 +115,22 @@ class SyncRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.outcome} {self.path}"
+
+    @property
+    def problem_lines(self) -> list[str]:
+        """Return the kept problems, each as the line the command prints."""
+        return [_stored_line(problem) for problem in self.problems]
+
+    @property
+    def warning_lines(self) -> list[str]:
+        """Return the kept warnings, each as the line the command prints."""
+        return [_stored_line(warning) for warning in self.warnings]
+
+
+def _stored_line(problem: dict) -> str:
+    return problem_line(
+        problem.get("table", ""), problem.get("row"), problem.get("column", ""), problem["problem"]
+    )
 
 
 class SyncJob(models.Model):

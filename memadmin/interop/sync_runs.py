@@ -30,8 +30,7 @@ class SyncRefused(ValidationError):
 
 def problem_text(problem: RowProblem) -> str:
     """Return one problem as a line naming the table, the row and the column."""
-    row = "" if problem.row_id is None else f" row {problem.row_id}"
-    return f"{problem.table}{row}, column {problem.column}: {problem.problem}"
+    return problem.text
 
 
 def problem_dict(problem: RowProblem) -> dict:

@@ -15,6 +15,22 @@ SPLIT_MODES = [
 ]
 
 
+class SplitModeForm(forms.Form):
+    """How the fragments are proposed; a mode that is not one is "auto"."""
+
+    by = forms.ChoiceField(
+        label="Propose fragments",
+        choices=SPLIT_MODES,
+        widget=forms.Select(attrs={"id": "split-by"}),
+    )
+
+    @classmethod
+    def mode_of(cls, data) -> str:
+        """Return the mode `data` asks for, "auto" if none or an unknown one."""
+        form = cls(data)
+        return form.cleaned_data["by"] if form.is_valid() else "auto"
+
+
 class FragmentForm(forms.Form):
     """The header and composite to create over the fragments."""
 

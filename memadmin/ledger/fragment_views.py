@@ -19,7 +19,7 @@ from memadmin.htmx_request import HtmxHttpRequest, wants_fragment
 from memadmin.memories.models import Memory
 
 from .counters import choose_counter
-from .fragment_forms import SPLIT_MODES, FragmentForm
+from .fragment_forms import FragmentForm, SplitModeForm
 from .fragment_lines import adjusted_lines, fragments_at, line_of, offsets_of, proposed_lines
 from .fragment_services import PreviewOutdated, memory_fragment
 
@@ -51,9 +51,7 @@ def _split(request: HtmxHttpRequest, text: str) -> dict:
     shown.
     """
     data = request.POST if request.method == "POST" else request.GET
-    by = data.get("by", "auto")
-    if by not in dict(SPLIT_MODES):
-        by = "auto"
+    by = SplitModeForm.mode_of(data)
     starts, problems = _numbers(data.getlist("start"))
     merged, merge_problems = _numbers(data.getlist("merge"))
     split_at, split_problems = _numbers([data.get("split_at", "")])
@@ -151,7 +149,7 @@ def fragment(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
         "split": split,
         "counter": counter,
         "preview": _preview(split["fragments"], memory.content, counter.counter),
-        "split_modes": SPLIT_MODES,
+        "split_form": SplitModeForm(initial={"by": split["by"]}),
         "text_lines": memory.content.split("\n"),
         "archived": memory.status == Memory.Status.ARCHIVED,
     }

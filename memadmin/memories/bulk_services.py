@@ -71,6 +71,26 @@ class BulkPlan:
             if status in statuses
         ]
 
+    def summary(self, target: str = "") -> tuple[str, str]:
+        """Return the review's sentence as (what changes, the rest), the first said in bold.
+
+        E.g. ("3 rows will change", " (moved to OPS_RULES); 1 already as asked."): `target`
+        names where a move or an add takes them.
+        """
+        count = len(self.change)
+        head = f"{count} row{'' if count == 1 else 's'} will change"
+        if self.action in ("move", "add") and target:
+            rest = f" ({'moved' if self.action == 'move' else 'added'} to {target})"
+        elif self.restore_to:
+            rest = f" ({', '.join(f'{n} back to {status}' for status, n in self.restore_counts())})"
+        else:
+            rest = ""
+        if self.unchanged:
+            rest += f"; {len(self.unchanged)} already as asked"
+        if self.refused:
+            rest += f"; {len(self.refused)} cannot change"
+        return head, rest + "."
+
     def fingerprint(self) -> str:
         """Return a digest of the rows that change as they are now, for the review to carry.
 

@@ -147,6 +147,34 @@ def _plan_now(action: str, ids: list[int], options: dict) -> BulkPlan:
         return BulkPlan(action=action)
 
 
+def _target(action: str, data: dict) -> str:
+    """Return where a move or an add takes the rows, as the review names it."""
+    if action == "move":
+        return data.get("category") or ""
+    composite = data.get("composite") if action == "add" else None
+    return "" if composite is None else str(composite)
+
+
+def _confirmation(form: BulkForm, plan: BulkPlan) -> BulkForm:
+    """Return the review's form: the selection, the action and what was reviewed, hidden.
+
+    The count and the fingerprint are those of the rows shown: the service refuses the
+    confirmation if either has moved since. The reason box is the posted form's.
+    """
+    data = form.cleaned_data
+    composite = data.get("composite")
+    initial = {
+        "ids": data["ids"],
+        "action": plan.action,
+        "category": data.get("category") or "",
+        "composite": composite.pk if composite is not None else "",
+        "expected": len(plan.change),
+        "fingerprint": plan.fingerprint(),
+        "next": _list_url(form),
+    }
+    return BulkForm(initial=initial, categories=[])
+
+
 def _review(
     request: HtmxHttpRequest,
     form: BulkForm,
@@ -161,8 +189,10 @@ def _review(
         "memories/bulk_confirm.html",
         {
             "plan": plan,
+            "summary": plan.summary(_target(plan.action, form.cleaned_data)),
             "action_label": ACTIONS[plan.action],
             "data": form.cleaned_data,
+            "confirmation": _confirmation(form, plan),
             "reason": form["reason"],
             "next": _list_url(form),
             "refusals": refusals,

@@ -77,3 +77,14 @@ class MemoryForm(forms.Form):
 
 class ProjectChoiceForm(forms.Form):
     project = RowChoiceField(queryset=Project.objects.order_by("name"))
+
+
+class ProjectSwitchForm(forms.Form):
+    """The new-memory page's project, one of all by name: a project is always chosen."""
+
+    project = RowChoiceField(
+        queryset=Project.objects.order_by("name"),
+        empty_label=None,
+        label="Project",
+        widget=forms.Select(attrs={"id": "pick-project"}),
+    )

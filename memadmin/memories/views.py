@@ -18,7 +18,7 @@ from memadmin.projects.models import Project
 from . import selectors
 from .bulk_forms import BulkForm, category_choices
 from .bulk_services import actions_allowed
-from .forms import MemoryFilterForm, MemoryForm
+from .forms import MemoryFilterForm, MemoryForm, ProjectSwitchForm
 from .models import Memory
 from .search import uses_index
 from .services import DuplicateMemory, StaleEdit, memory_update
@@ -112,7 +112,7 @@ def memory_create(request: HtmxHttpRequest) -> HttpResponse:
             "form": form,
             "project": project,
             "duplicate": duplicate,
-            "projects": selectors.project_list(),
+            "project_form": _project_pick(project),
         },
         status=400 if form.errors else 200,
     )
@@ -162,6 +162,13 @@ def memory_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             return redirect("memories:detail", pk=memory.pk)
     status = 409 if "conflict" in context else 400 if form.errors else 200
     return render(request, "memories/form.html", context, status=status)
+
+
+def _project_pick(project: Project) -> ProjectSwitchForm | None:
+    """Return the form switching the new memory's project ("pick-project"), if there is a choice."""
+    if not selectors.project_list()[1:2].exists():
+        return None
+    return ProjectSwitchForm(initial={"project": project.pk})
 
 
 def _project_from(request) -> Project:

@@ -1,10 +1,10 @@
 """Forms of the criteria area. The rules live in the services; forms give each field a box.
 
 A criteria form edits every field, or only one (`only=`) for editing in place. List fields
-get one box per item plus empty boxes to add items; an emptied box removes its item.
+are formsets (`criteria_items`): one box per item plus empty boxes to add items; an emptied
+box removes its item.
 """
 
-import re
 from dataclasses import dataclass, field
 
 from django import forms
@@ -15,18 +15,9 @@ from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
 
 from .criteria_fields import FIELDS, HELP, LABELS, LIMITS, LIST_FIELDS, MAX_ITEMS, field_value
+from .criteria_items import ItemFormSet, PairFormSet, TextItemFormSet, criteria_text_field
 
-EXTRA_ROWS = 2
-ROW_CAP = MAX_ITEMS + 10  # boxes read from a post; more items than MAX_ITEMS are refused anyway
 FACTS_TEXT_MAX = 200_000
-
-
-class CriteriaTextField(forms.CharField):
-    """A text box whose line breaks are stored as "\n", whatever the browser sent."""
-
-    def to_python(self, value):
-        text = super().to_python(value)
-        return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 @dataclass
@@ -40,6 +31,7 @@ class FieldGroup:
     boxes: list = field(default_factory=list)  # bound fields; for pairs, (example, reason) rows
     errors: list[str] = field(default_factory=list)
     limit: int = 0  # characters per box
+    formset: ItemFormSet | None = None  # the boxes of a list field, with its management form
 
     @property
     def limit_text(self) -> str:
@@ -47,12 +39,6 @@ class FieldGroup:
         if self.kind in ("list", "pairs"):
             return f"At most {MAX_ITEMS} items of {self.limit} characters each."
         return f"At most {self.limit} characters."
-
-
-def _rows_posted(data, prefix: str) -> int:
-    pattern = re.compile(rf"^{re.escape(prefix)}-([0-9]{{1,9}})(?:-example|-reason)?$")
-    indices = [int(m[1]) for key in data if (m := pattern.match(key)) and int(m[1]) < ROW_CAP]
-    return max(indices) + 1 if indices else 0
 
 
 class CriteriaForm(forms.Form):
@@ -68,51 +54,33 @@ class CriteriaForm(forms.Form):
         self.base = criteria
         self.names = (only,) if only else FIELDS
         self.group_errors: dict[str, list[str]] = {name: [] for name in self.names}
+        self.formsets: dict[str, ItemFormSet] = {}
         if only:
             del self.fields["reason"]
         for name in self.names:
-            self._add_fields(name)
+            self._add_field(name)
 
-    def _text_field(self, name: str, *, required: bool, rows: int | None) -> CriteriaTextField:
-        limit = LIMITS[name]
-        widget = forms.Textarea(attrs={"rows": rows}) if rows else forms.TextInput()
-        messages = {
-            "max_length": f"{LABELS[name]}: at most {limit} characters (this has %(show_value)d)."
-        }
-        if required:
-            messages["required"] = f"{LABELS[name]} is required; it cannot be empty."
-        return CriteriaTextField(
-            required=required, max_length=limit, widget=widget, error_messages=messages
-        )
-
-    def _add_fields(self, name: str) -> None:
+    def _add_field(self, name: str) -> None:
         value = field_value(self.base, name)
         if name == "test_question":
-            self.fields[name] = self._text_field(name, required=True, rows=None)
+            self.fields[name] = criteria_text_field(name, required=True, rows=None)
             self.initial[name] = value
         elif name in ("definition", "hard_stop"):
             required = name == "definition"
-            self.fields[name] = self._text_field(name, required=required, rows=6 if required else 2)
+            self.fields[name] = criteria_text_field(
+                name, required=required, rows=6 if required else 2
+            )
             self.initial[name] = value
-        elif name in LIST_FIELDS:
-            count = self._row_count(name, len(value))
-            for i in range(count):
-                key = f"{name}-{i}"
-                self.fields[key] = self._text_field(name, required=False, rows=2)
-                self.initial[key] = value[i] if i < len(value) else ""
         else:
-            count = self._row_count(name, len(value))
-            for i in range(count):
-                item = value[i] if i < len(value) else {"example": "", "reason": ""}
-                for part in ("example", "reason"):
-                    key = f"{name}-{i}-{part}"
-                    self.fields[key] = self._text_field(name, required=False, rows=2)
-                    self.initial[key] = item[part]
+            formset = TextItemFormSet if name in LIST_FIELDS else PairFormSet
+            self.formsets[name] = formset(
+                self.data if self.is_bound else None, name=name, items=value
+            )
 
-    def _row_count(self, name: str, held: int) -> int:
-        if self.is_bound:
-            return _rows_posted(self.data, name)
-        return min(held + EXTRA_ROWS, max(MAX_ITEMS, held))
+    def is_valid(self) -> bool:
+        """Return whether every field and every list field's boxes are valid."""
+        valid = super().is_valid()  # cleans the formsets too: see clean()
+        return valid and all(formset.is_valid() for formset in self.formsets.values())
 
     def groups(self) -> list[FieldGroup]:
         """Return the form's criteria fields, each with its boxes and errors, in field order."""
@@ -131,55 +99,28 @@ class CriteriaForm(forms.Form):
             elif name in ("definition", "hard_stop"):
                 group.boxes = [self[name]]
             elif name in LIST_FIELDS:
-                group.kind = "list"
-                group.boxes = [self[key] for key in self.fields if key.startswith(f"{name}-")]
+                group.kind, group.formset = "list", self.formsets[name]
+                group.boxes = [item["text"] for item in group.formset]
             else:
-                group.kind = "pairs"
-                keys = [
-                    k for k in self.fields if k.startswith(f"{name}-") and k.endswith("-example")
-                ]
-                group.boxes = [
-                    (self[k], self[k.removesuffix("-example") + "-reason"]) for k in keys
-                ]
+                group.kind, group.formset = "pairs", self.formsets[name]
+                group.boxes = [(item["example"], item["reason"]) for item in group.formset]
             groups.append(group)
         return groups
-
-    def _list(self, name: str) -> list[str]:
-        items = []
-        i = 0
-        while f"{name}-{i}" in self.fields:
-            text = self.cleaned_data.get(f"{name}-{i}", "")
-            if text:
-                items.append(text)
-            i += 1
-        return items
-
-    def _pairs(self, name: str) -> list[dict]:
-        items = []
-        i = 0
-        while f"{name}-{i}-example" in self.fields:
-            example = self.cleaned_data.get(f"{name}-{i}-example", "")
-            reason = self.cleaned_data.get(f"{name}-{i}-reason", "")
-            if example and not reason:
-                self.add_error(f"{name}-{i}-reason", "Say why this does not belong here.")
-            elif reason and not example:
-                self.add_error(f"{name}-{i}-example", "Give the example this reason is about.")
-            elif example:
-                items.append({"example": example, "reason": reason})
-            i += 1
-        return items
 
     def clean(self):
         cleaned = super().clean()
         values = {}
         for name in self.names:
-            if name in LIST_FIELDS:
-                values[name] = self._list(name)
-            elif name == "negative_examples":
-                values[name] = self._pairs(name)
-            else:
+            formset = self.formsets.get(name)
+            if formset is None:
                 values[name] = cleaned.get(name, "")
-            if isinstance(values[name], list) and len(values[name]) > MAX_ITEMS:
+                continue
+            if not formset.is_valid():
+                # The boxes carry their own errors; what is about the whole list is said above.
+                self.group_errors[name] += formset.non_form_errors()
+                continue
+            values[name] = formset.items()
+            if len(values[name]) > MAX_ITEMS:
                 self.group_errors[name].append(
                     f"{LABELS[name]}: at most {MAX_ITEMS} items (this has {len(values[name])})."
                 )

@@ -3,6 +3,7 @@
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
+from pytest_django.asserts import assertContains
 
 from memadmin.accounts.roles import role_of
 from memadmin.audit.models import AuditEvent
@@ -26,6 +27,25 @@ def test_admin_sees_everyone_with_their_role(client_as):
         "curator": "curator",
         "admin": "admin",
     }
+
+
+def test_each_row_has_a_role_select_with_the_persons_role_chosen(client_as, people):
+    """The row's select, rendered from the role form, names the roles and holds theirs."""
+    response = client_as("admin").get(reverse("accounts:people"))
+    editor = people["editor"].pk
+    options = "".join(
+        f'<option value="{role}"{" selected" if role == "editor" else ""}>{role}</option>'
+        for role in ("viewer", "editor", "curator", "admin")
+    )
+    assertContains(
+        response, f'<select name="role" id="role-{editor}">{options}</select>', html=True
+    )
+    assertContains(response, f'<label for="role-{editor}">Role of editor</label>', html=True)
+    assertContains(
+        response,
+        f'<input type="text" name="reason" maxlength="500" id="role-reason-{editor}">',
+        html=True,
+    )
 
 
 def test_admin_adds_a_person(client_as):

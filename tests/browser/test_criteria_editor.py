@@ -205,3 +205,22 @@ def test_a_stale_keep_is_refused_in_place_as_an_error(logged_in_page, live_serve
     page.click(".notice.moved button:has-text('Keep the override')")
     page.locator("#editor-section .saved", has_text="Override kept.").wait_for()
     assert not category_by_name(project, "OPS_RULES").default_moved
+
+
+def test_a_list_field_edited_in_place_adds_and_removes_items(logged_in_page, live_server, project):
+    """The formset's boxes travel with htmx: a filled empty box adds, an emptied one removes."""
+    held = category_by_name(project, "OPS_RULES").effective_criteria["exclusions"]
+    page = logged_in_page("curator")
+    page.goto(f"{live_server.url}/criteria/{project.pk}/OPS_RULES/")
+    page.click("#field-exclusions a.edit-field")
+    field = page.locator("#field-exclusions")
+    field.locator("textarea").first.wait_for()
+    assert field.locator("textarea").count() == len(held) + 2
+    field.locator("textarea[name='exclusions-0-text']").fill("")
+    field.locator(f"textarea[name='exclusions-{len(held)}-text']").fill("Never a password.")
+    field.locator("button[type=submit]").click()
+    page.locator("#historian-preview", has_text="Never a password.").wait_for()
+    assert category_by_name(project, "OPS_RULES").effective_criteria["exclusions"] == [
+        *held[1:],
+        "Never a password.",
+    ]

@@ -4,6 +4,9 @@ import io
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.urls import reverse
+from django.utils.html import escape
+from pytest_django.asserts import assertContains
 
 from memadmin.interop.models import SyncRun
 from memadmin.interop.progress import ProgressBar, render
@@ -91,3 +94,17 @@ def test_bar_redraws_in_place_on_a_terminal():
     bar("write", 1, 2)
     bar("write", 2, 2)
     assert log.getvalue() == render("write", 2, 2) + "\n"
+
+
+def test_the_page_lists_a_refused_runs_problems_as_the_command_prints_them(store, client_as):
+    """Each problem of a refused run is the same line on the import page as on stderr."""
+    rows = [make_row(content="A.", merged_from="[1,"), make_row(content="B.", merged_from="{}")]
+    err = io.StringIO()
+    with pytest.raises(CommandError):
+        call_command("sync_context_db", str(store(rows=rows)), stderr=err, stdout=io.StringIO())
+    printed = [line.strip() for line in err.getvalue().splitlines() if "column" in line]
+    assert len(printed) == 2
+    assert SyncRun.objects.get().problem_lines == printed
+    response = client_as("curator").get(reverse("interop:index"))
+    for line in printed:
+        assertContains(response, f"<li>{escape(line)}</li>", html=True)

@@ -24,11 +24,22 @@ def field_url(project, field, name="OPS_RULES"):
     return reverse("taxonomy:field_save", args=[project.pk, name, field])
 
 
+def boxes(field, items):
+    """Return the post of a list field's formset: its management form and one box per item."""
+    data = {f"{field}-TOTAL_FORMS": len(items), f"{field}-INITIAL_FORMS": 0}
+    for i, item in enumerate(items):
+        if isinstance(item, dict):
+            data |= {f"{field}-{i}-{part}": text for part, text in item.items()}
+        else:
+            data[f"{field}-{i}-text"] = item
+    return data
+
+
 def field_post(category, field, value, revision=None):
     """Return the post of one in-place field form holding `value`."""
     data = {"revision": revision or category.revision}
     if isinstance(value, list):
-        data |= {f"{field}-{i}": item for i, item in enumerate(value)}
+        data |= boxes(field, value)
     else:
         data[field] = value
     return data
@@ -44,11 +55,8 @@ def full_post(category, **changes):
         "hard_stop": criteria.get("hard_stop", ""),
         "reason": "",
     }
-    for name in ("positive_examples", "exclusions"):
-        data |= {f"{name}-{i}": item for i, item in enumerate(criteria[name])}
-    for i, item in enumerate(criteria["negative_examples"]):
-        data[f"negative_examples-{i}-example"] = item["example"]
-        data[f"negative_examples-{i}-reason"] = item["reason"]
+    for name in ("positive_examples", "exclusions", "negative_examples"):
+        data |= boxes(name, criteria[name])
     return data
 
 
@@ -151,7 +159,8 @@ def test_htmx_edit_link_gets_only_the_field_form(project, client_as):
     client = client_as("curator")
     form = client.get(page_url(project), {"edit": "exclusions"}, **HTMX).content.decode()
     assert form.lstrip().startswith('<section class="criteria-field')
-    assert 'name="exclusions-0"' in form
+    assert 'name="exclusions-0-text"' in form
+    assert 'name="exclusions-TOTAL_FORMS"' in form  # the formset's management form
     assert "historian-preview" not in form
     shown = client.get(page_url(project), {"field": "exclusions"}, **HTMX).content.decode()
     assert "<form" not in shown
@@ -207,8 +216,7 @@ def test_negative_examples_need_a_reason(project, client_as):
     category = category_by_name(project, "OPS_RULES")
     data = {
         "revision": category.revision,
-        "negative_examples-0-example": "Deployed once.",
-        "negative_examples-0-reason": "",
+        **boxes("negative_examples", [{"example": "Deployed once.", "reason": ""}]),
     }
     response = client_as("curator").post(field_url(project, "negative_examples"), data)
     assert response.status_code == 400

@@ -71,6 +71,22 @@ class RowProblem:
     problem: str
     row_skipped: bool = False
 
+    @property
+    def text(self) -> str:
+        """Return the problem as one line naming the table, the row and the column."""
+        return problem_line(self.table, self.row_id, self.column, self.problem)
+
+
+def problem_line(table: str, row: int | str | None, column: str, problem: str) -> str:
+    """Return a problem as one line: "memories row 12, column status: not a status".
+
+    A problem of no table (a sync that failed as a whole) is its text alone.
+    """
+    if not table:
+        return problem
+    where = "" if row is None else f" row {row}"
+    return f"{table}{where}, column {column}: {problem}"
+
 
 @dataclass(frozen=True)
 class StoreInfo:

@@ -89,12 +89,8 @@ class Command(BaseCommand):
             self._publish(run)
         if run is None:
             return
-        for warning in run.warnings[:PROBLEMS_SHOWN]:
-            row = "" if warning["row"] is None else f" row {warning['row']}"
-            self.stdout.write(
-                f"  warning: {warning['table']}{row}, column {warning['column']}: "
-                f"{warning['problem']}"
-            )
+        for line in run.warning_lines[:PROBLEMS_SHOWN]:
+            self.stdout.write(f"  warning: {line}")
 
     def _publish(self, run) -> None:
         upstream = (

@@ -1,0 +1,54 @@
+"""The review's sentence is `BulkPlan.summary`: what changes, where to, and what is left."""
+
+import pytest
+from django.urls import reverse
+from pytest_django.asserts import assertContains
+
+from memadmin.memories.bulk_services import BulkPlan, bulk_plan
+from memadmin.memories.models import Memory
+from memadmin.memories.services import memory_create
+
+
+def rows(count: int, start: int = 1) -> list[Memory]:
+    return [Memory(pk=start + i) for i in range(count)]
+
+
+@pytest.mark.parametrize(
+    ("plan", "target", "sentence"),
+    [
+        (BulkPlan("archive", change=rows(1)), "", ("1 row will change", ".")),
+        (BulkPlan("move", change=rows(3), unchanged=rows(1, 9)), "OPS_RULES",
+         ("3 rows will change", " (moved to OPS_RULES); 1 already as asked.")),
+        (BulkPlan("add", change=rows(2), refused=[(Memory(pk=9), "archived")]), "Deploy",
+         ("2 rows will change", " (added to Deploy); 1 cannot change.")),
+        (BulkPlan("restore", change=rows(3), restore_to={1: "permanent", 2: "active", 3: "active"}),
+         "", ("3 rows will change", " (2 back to active, 1 back to permanent).")),
+        (BulkPlan("archive", unchanged=rows(2)), "", ("0 rows will change", "; 2 already as asked.")),
+    ],
+)  # fmt: skip
+def test_the_summary_says_what_changes_and_what_is_left(plan, target, sentence):
+    """Counts are pluralised; a move or an add names its target; a restore its statuses."""
+    assert plan.summary(target) == sentence
+
+
+@pytest.mark.django_db
+def test_the_review_carries_the_selection_and_what_was_reviewed_hidden(client_as, project):
+    """Ids, action, category, count, fingerprint and the list page, rendered from BulkForm."""
+    moved = [
+        memory_create(project=project, category="OPS_RULES", content=f"Rule {i}.", actor="agent")
+        for i in range(2)
+    ]
+    ids = [m.pk for m in moved]
+    response = client_as("editor").post(
+        reverse("memories:bulk"),
+        {"ids": ids, "action": "move", "category": "ENV_STATE", "next": "/memories/?page=2"},
+    )
+    plan = bulk_plan(action="move", memories=moved, category="ENV_STATE")
+    assertContains(response, "<strong>2 rows will change</strong> (moved to ENV_STATE).", html=True)
+    for name, value in [
+        ("ids", ids[0]), ("ids", ids[1]), ("action", "move"), ("category", "ENV_STATE"),
+        ("expected", 2), ("fingerprint", plan.fingerprint()),
+        ("next", "/memories/?page=2"),
+    ]:  # fmt: skip
+        assertContains(response, f'type="hidden" name="{name}" value="{value}"', count=1)
+    assertContains(response, '<input type="hidden" name="composite" id="id_composite">', html=True)
