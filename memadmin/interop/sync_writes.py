@@ -33,6 +33,7 @@ from memadmin.audit.context import current_change_id
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import audit_record
 from memadmin.core.contextdb import UpstreamSession as StoreSession
+from memadmin.memories.bulk_index import indexed_in_bulk
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 from memadmin.projects.services import project_create
@@ -161,7 +162,8 @@ class SyncWriter:
             ]
             began = time.perf_counter()
             with transaction.atomic():
-                rows_insert(Memory, [self._without_later(row, chunk, new) for row in chunk])
+                with indexed_in_bulk([row["id"] for row in chunk]):
+                    rows_insert(Memory, [self._without_later(row, chunk, new) for row in chunk])
                 self._history(chunk, "+", NEW_REASON)
                 rows_insert(StoreBase, self._bases(chunk, start, size))
                 self.written(chunk)

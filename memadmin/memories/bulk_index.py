@@ -1,0 +1,114 @@
+"""Insert many memories on SQLite without running the index triggers once per row.
+
+On SQLite a memory's full-text entry (`search`) and its size (`sizes`) are written by
+AFTER INSERT triggers, one trigger program per row: for the hundred thousand new rows of a
+first sync they cost more than the rows themselves. Since migration 0009 those two insert
+triggers run only ``WHEN memadmin_row_triggers()``, a function every memadmin connection
+to SQLite registers, which answers 1 unless this very connection suspended them.
+`indexed_in_bulk` suspends them on the calling connection only around the insert, then
+indexes and sizes the same rows with two set-based statements, all inside the caller's
+transaction: a reader never sees a new row without its index entry and size, and every
+other connection (a person's save while a sync runs) keeps its triggers. The update and
+delete triggers are never suspended.
+
+PostgreSQL computes its search vector itself (a generated column) and its size trigger
+is cheap: there the insert runs as it is.
+"""
+
+from collections.abc import Sequence
+from contextlib import contextmanager
+
+from django.db import connection as default_connection
+from django.db.backends.signals import connection_created
+
+from .search import FTS_TABLE
+from .sizes import SQL_FUNCTION as SIZE_FUNCTION
+
+TRIGGERS_FUNCTION = "memadmin_row_triggers"
+MEMORIES = "memories_memory"
+_SWITCH = "memadmin_row_triggers"
+
+
+class _Switch:
+    """A connection's answer to `memadmin_row_triggers()`: 1 (triggers run) or 0."""
+
+    def __init__(self):
+        self.on = 1
+
+    def __call__(self) -> int:
+        return self.on
+
+
+def register_sqlite_function(sender, connection, **kwargs) -> None:
+    """Give a new SQLite connection the function the insert triggers ask (answering 1)."""
+    if connection.vendor == "sqlite":
+        switch = _Switch()
+        setattr(connection, _SWITCH, switch)
+        connection.connection.create_function(TRIGGERS_FUNCTION, 0, switch)
+
+
+def connect() -> None:
+    """Register the function on every SQLite connection from now on."""
+    connection_created.connect(register_sqlite_function, dispatch_uid="memadmin-row-triggers")
+
+
+@contextmanager
+def indexed_in_bulk(ids: Sequence[int], connection=default_connection):
+    """Inside the block, insert the memories ``ids``; at its end they are indexed and sized.
+
+    Use inside a transaction (the caller's): on SQLite this connection's insert triggers are
+    off within the block, and the rows get their full-text entries and sizes by two
+    statements as it ends, before the transaction can commit; a block that raises indexes
+    nothing (its transaction rolls back). Elsewhere the block runs as it is.
+    """
+    if connection.vendor != "sqlite" or not ids:
+        yield
+        return
+    if not connection.in_atomic_block:
+        raise RuntimeError("indexed_in_bulk must be used inside a transaction")
+    connection.ensure_connection()
+    switch = getattr(connection, _SWITCH)
+    switch.on = 0
+    try:
+        yield
+    finally:
+        switch.on = 1
+    wanted = "(SELECT value FROM json_each(%s))"
+    listed = "[" + ",".join(str(int(pk)) for pk in ids) + "]"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {FTS_TABLE}(rowid, content) "
+            f"SELECT id, content FROM {MEMORIES} WHERE id IN {wanted}",
+            [listed],
+        )
+        cursor.execute(
+            f"INSERT OR REPLACE INTO memories_memorysize (memory_id, tokens) "
+            f"SELECT id, {SIZE_FUNCTION}(content) FROM {MEMORIES} WHERE id IN {wanted}",
+            [listed],
+        )
+
+
+SQLITE_FORWARD = [
+    "DROP TRIGGER IF EXISTS memories_memory_size_insert",
+    f"""CREATE TRIGGER memories_memory_size_insert AFTER INSERT ON {MEMORIES}
+    WHEN {TRIGGERS_FUNCTION}() BEGIN
+      INSERT OR REPLACE INTO memories_memorysize (memory_id, tokens)
+      VALUES (new.id, {SIZE_FUNCTION}(new.content));
+    END""",
+    "DROP TRIGGER IF EXISTS memories_memory_fts_insert",
+    f"""CREATE TRIGGER memories_memory_fts_insert AFTER INSERT ON {MEMORIES}
+    WHEN {TRIGGERS_FUNCTION}() BEGIN
+      INSERT INTO {FTS_TABLE}(rowid, content) VALUES (new.id, new.content);
+    END""",
+]
+SQLITE_BACKWARD = [
+    "DROP TRIGGER IF EXISTS memories_memory_size_insert",
+    f"""CREATE TRIGGER memories_memory_size_insert AFTER INSERT ON {MEMORIES} BEGIN
+      INSERT OR REPLACE INTO memories_memorysize (memory_id, tokens)
+      VALUES (new.id, {SIZE_FUNCTION}(new.content));
+    END""",
+    "DROP TRIGGER IF EXISTS memories_memory_fts_insert",
+    f"""CREATE TRIGGER memories_memory_fts_insert AFTER INSERT ON {MEMORIES} BEGIN
+      INSERT INTO {FTS_TABLE}(rowid, content) VALUES (new.id, new.content);
+    END""",
+]
