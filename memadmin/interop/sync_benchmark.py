@@ -62,6 +62,27 @@ def change_upstream(path: Path) -> None:
     connection.close()
 
 
+class Phases:
+    """A sync's progress callback noting the clock and CPU time spent in each phase."""
+
+    def __init__(self):
+        self.spent: dict[str, list[float]] = {}
+        self.phase, self.mark = "start", (time.perf_counter(), time.process_time())
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if phase != self.phase:
+            self.end(phase)
+
+    def end(self, following: str = "rest") -> str:
+        """Close the current phase (the next is ``following``); return the phases so far."""
+        now = (time.perf_counter(), time.process_time())
+        spent = self.spent.setdefault(self.phase, [0.0, 0.0])
+        spent[0] += now[0] - self.mark[0]
+        spent[1] += now[1] - self.mark[1]
+        self.phase, self.mark = following, now
+        return ", ".join(f"{name} {w:.1f} s ({c:.1f} CPU)" for name, (w, c) in self.spent.items())
+
+
 def peak_mb() -> float:
     """Return this process's peak resident memory in MB."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -105,7 +126,10 @@ def main() -> None:
         if key == "changed":
             change_upstream(store)
         started, cpu = time.perf_counter(), time.process_time()
-        run = context_db_sync(path=store, incremental=incremental, record_empty=False)
+        phases = Phases()
+        run = context_db_sync(
+            path=store, incremental=incremental, record_empty=False, progress=phases
+        )
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
         target = TARGETS[key]
         verdict = "met" if elapsed < target else "MISSED"
@@ -117,7 +141,7 @@ def main() -> None:
         )
         print(
             f"{engine}: {label}: {elapsed:.2f} s ({cpu:.2f} s CPU), target < {target:g} s: "
-            f"{verdict} — {counts}"
+            f"{verdict} — {counts}\n    by phase: {phases.end()}; load {os.getloadavg()[0]:.1f}"
         )
         sys.stdout.flush()
     memory = peak_mb()

@@ -9,7 +9,7 @@ to SQLite registers, which answers 1 unless this very connection suspended them.
 indexes and sizes the same rows with two set-based statements, all inside the caller's
 transaction: a reader never sees a new row without its index entry and size, and every
 other connection (a person's save while a sync runs) keeps its triggers. The update and
-delete triggers are never suspended.
+delete triggers are never suspended; the update ones run only when the text changed.
 
 PostgreSQL computes its search vector itself (a generated column) and its size trigger
 is cheap: there the insert runs as it is.
@@ -88,27 +88,39 @@ def indexed_in_bulk(ids: Sequence[int], connection=default_connection):
         )
 
 
-SQLITE_FORWARD = [
-    "DROP TRIGGER IF EXISTS memories_memory_size_insert",
-    f"""CREATE TRIGGER memories_memory_size_insert AFTER INSERT ON {MEMORIES}
-    WHEN {TRIGGERS_FUNCTION}() BEGIN
+def _triggers(suspendable: bool) -> list[str]:
+    """Return the statements that (re)create the insert and update triggers of the two indexes.
+
+    ``suspendable``: the insert triggers ask `memadmin_row_triggers()`, and the update
+    triggers run only when the text changed (an update writing the same text, as a sync's
+    does for a row whose counters moved, leaves its index entry and size as they are).
+    """
+    ask = f" WHEN {TRIGGERS_FUNCTION}()" if suspendable else ""
+    moved = " WHEN old.content IS NOT new.content" if suspendable else ""
+    return [
+        "DROP TRIGGER IF EXISTS memories_memory_size_insert",
+        f"""CREATE TRIGGER memories_memory_size_insert AFTER INSERT ON {MEMORIES}{ask} BEGIN
       INSERT OR REPLACE INTO memories_memorysize (memory_id, tokens)
       VALUES (new.id, {SIZE_FUNCTION}(new.content));
     END""",
-    "DROP TRIGGER IF EXISTS memories_memory_fts_insert",
-    f"""CREATE TRIGGER memories_memory_fts_insert AFTER INSERT ON {MEMORIES}
-    WHEN {TRIGGERS_FUNCTION}() BEGIN
+        "DROP TRIGGER IF EXISTS memories_memory_fts_insert",
+        f"""CREATE TRIGGER memories_memory_fts_insert AFTER INSERT ON {MEMORIES}{ask} BEGIN
       INSERT INTO {FTS_TABLE}(rowid, content) VALUES (new.id, new.content);
     END""",
-]
-SQLITE_BACKWARD = [
-    "DROP TRIGGER IF EXISTS memories_memory_size_insert",
-    f"""CREATE TRIGGER memories_memory_size_insert AFTER INSERT ON {MEMORIES} BEGIN
+        "DROP TRIGGER IF EXISTS memories_memory_size_update",
+        f"""CREATE TRIGGER memories_memory_size_update AFTER UPDATE OF content ON {MEMORIES}{moved}
+    BEGIN
       INSERT OR REPLACE INTO memories_memorysize (memory_id, tokens)
       VALUES (new.id, {SIZE_FUNCTION}(new.content));
     END""",
-    "DROP TRIGGER IF EXISTS memories_memory_fts_insert",
-    f"""CREATE TRIGGER memories_memory_fts_insert AFTER INSERT ON {MEMORIES} BEGIN
+        "DROP TRIGGER IF EXISTS memories_memory_fts_update",
+        f"""CREATE TRIGGER memories_memory_fts_update AFTER UPDATE OF content ON {MEMORIES}{moved}
+    BEGIN
+      INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, content) VALUES ('delete', old.id, old.content);
       INSERT INTO {FTS_TABLE}(rowid, content) VALUES (new.id, new.content);
     END""",
-]
+    ]
+
+
+SQLITE_FORWARD = _triggers(suspendable=True)
+SQLITE_BACKWARD = _triggers(suspendable=False)

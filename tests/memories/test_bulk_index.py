@@ -5,6 +5,8 @@ each chunk with two statements (`memadmin.memories.bulk_index`); on PostgreSQL t
 indexes the rows itself. Either way the result must be the one the triggers give.
 """
 
+import sqlite3
+
 import pytest
 from django.db import connection, connections, transaction
 
@@ -127,5 +129,27 @@ def test_a_failed_sync_leaves_the_index_as_it_was(project, tmp_path, monkeypatch
         context_db_sync(path=build_store(tmp_path / "context.db", rows=rows_for(35)))
     assert Memory.objects.count() == 1
     assert search("release") == set() and search("quokka") == {"Quokkas nap."}
+    assert sizes_in_step()
+    index_in_step()
+
+
+def test_a_later_sync_keeps_the_index_when_counters_or_texts_change(tmp_path):
+    """Counters bumped upstream leave the entries as they are; a new text is found by its words."""
+    path = build_store(tmp_path / "context.db", rows=rows_for(30))
+    context_db_sync(path=path)
+    with sqlite3.connect(path) as store:
+        store.execute(
+            "UPDATE memories SET seen_count = seen_count + 1, updated_at = updated_at + 9"
+        )
+        store.execute(
+            "UPDATE memories SET content = 'Fact 7: kiwis ship on Fridays.', "
+            "normalized_hash = ? WHERE id = 7",
+            ("7" * 32,),
+        )
+    store.close()
+    run = context_db_sync(path=path)
+    assert run.changed == 30
+    assert search("kiwis friday") == {"Fact 7: kiwis ship on Fridays."}
+    assert len(search("release script")) == 29
     assert sizes_in_step()
     index_in_step()

@@ -1,5 +1,7 @@
 """SQLite: the full-text and size insert triggers run only WHEN memadmin_row_triggers().
 
+Their update triggers run only when the text changed.
+
 A connection inserting many memories turns them off on itself and indexes the rows in bulk
 (`memadmin.memories.bulk_index`); every other connection keeps them. PostgreSQL: nothing.
 """
