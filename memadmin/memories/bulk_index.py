@@ -1,18 +1,19 @@
-"""Insert many memories on SQLite without running the index triggers once per row.
+"""Insert many memories without running the index and size triggers once per row.
 
 On SQLite a memory's full-text entry (`search`) and its size (`sizes`) are written by
 AFTER INSERT triggers, one trigger program per row: for the hundred thousand new rows of a
 first sync they cost more than the rows themselves. Since migration 0009 those two insert
 triggers run only ``WHEN memadmin_row_triggers()``, a function every memadmin connection
-to SQLite registers, which answers 1 unless this very connection suspended them.
+to SQLite registers, which answers 1 unless this very connection suspended them. On
+PostgreSQL (which computes the search vector itself, a generated column) the size trigger
+runs only while the session's ``memadmin.row_triggers`` setting is not ``off``.
+
 `indexed_in_bulk` suspends them on the calling connection only around the insert, then
-indexes and sizes the same rows with two set-based statements, all inside the caller's
+indexes and sizes the same rows with set-based statements, all inside the caller's
 transaction: a reader never sees a new row without its index entry and size, and every
 other connection (a person's save while a sync runs) keeps its triggers. The update and
-delete triggers are never suspended; the update ones run only when the text changed.
-
-PostgreSQL computes its search vector itself (a generated column) and its size trigger
-is cheap: there the insert runs as it is.
+delete triggers are never suspended; on SQLite the update ones run only when the text
+changed.
 """
 
 from collections.abc import Sequence
@@ -26,6 +27,7 @@ from .sizes import SQL_FUNCTION as SIZE_FUNCTION
 
 TRIGGERS_FUNCTION = "memadmin_row_triggers"
 MEMORIES = "memories_memory"
+POSTGRESQL_SETTING = "memadmin.row_triggers"
 _SWITCH = "memadmin_row_triggers"
 
 
@@ -56,16 +58,23 @@ def connect() -> None:
 def indexed_in_bulk(ids: Sequence[int], connection=default_connection):
     """Inside the block, insert the memories ``ids``; at its end they are indexed and sized.
 
-    Use inside a transaction (the caller's): on SQLite this connection's insert triggers are
-    off within the block, and the rows get their full-text entries and sizes by two
-    statements as it ends, before the transaction can commit; a block that raises indexes
-    nothing (its transaction rolls back). Elsewhere the block runs as it is.
+    Use inside a transaction (the caller's): this connection's insert triggers are off
+    within the block, and the rows get their full-text entries (SQLite) and sizes by
+    set-based statements as it ends, before the transaction can commit. A block that raises
+    indexes nothing: its transaction rolls back.
     """
-    if connection.vendor != "sqlite" or not ids:
+    if not ids:
         yield
         return
     if not connection.in_atomic_block:
         raise RuntimeError("indexed_in_bulk must be used inside a transaction")
+    if connection.vendor == "postgresql":
+        with _suspended_postgresql(connection):
+            yield
+        _index_postgresql(connection, ids)
+        return
+    if connection.vendor != "sqlite":
+        raise NotImplementedError("memadmin runs on SQLite or PostgreSQL")
     connection.ensure_connection()
     switch = getattr(connection, _SWITCH)
     switch.on = 0
@@ -85,6 +94,26 @@ def indexed_in_bulk(ids: Sequence[int], connection=default_connection):
             f"INSERT OR REPLACE INTO memories_memorysize (memory_id, tokens) "
             f"SELECT id, {SIZE_FUNCTION}(content) FROM {MEMORIES} WHERE id IN {wanted}",
             [listed],
+        )
+
+
+@contextmanager
+def _suspended_postgresql(connection):
+    """Turn the size trigger off for this transaction; an error leaves it to the rollback."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT set_config('{POSTGRESQL_SETTING}', 'off', true)")
+    yield
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT set_config('{POSTGRESQL_SETTING}', 'on', true)")
+
+
+def _index_postgresql(connection, ids: Sequence[int]) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO memories_memorysize (memory_id, tokens) "
+            f"SELECT id, {SIZE_FUNCTION}(content) FROM {MEMORIES} WHERE id = ANY(%s) "
+            f"ON CONFLICT (memory_id) DO UPDATE SET tokens = EXCLUDED.tokens",
+            [[int(pk) for pk in ids]],
         )
 
 
@@ -124,3 +153,17 @@ def _triggers(suspendable: bool) -> list[str]:
 
 SQLITE_FORWARD = _triggers(suspendable=True)
 SQLITE_BACKWARD = _triggers(suspendable=False)
+
+POSTGRESQL_FORWARD = [
+    "DROP TRIGGER IF EXISTS memories_memory_size ON memories_memory",
+    f"""CREATE TRIGGER memories_memory_size
+    AFTER INSERT OR DELETE OR UPDATE OF content ON memories_memory FOR EACH ROW
+    WHEN (current_setting('{POSTGRESQL_SETTING}', true) IS DISTINCT FROM 'off')
+    EXECUTE FUNCTION memadmin_memory_size()""",
+]
+POSTGRESQL_BACKWARD = [
+    "DROP TRIGGER IF EXISTS memories_memory_size ON memories_memory",
+    """CREATE TRIGGER memories_memory_size
+    AFTER INSERT OR DELETE OR UPDATE OF content ON memories_memory
+    FOR EACH ROW EXECUTE FUNCTION memadmin_memory_size()""",
+]

@@ -1,8 +1,8 @@
 """Rows a sync inserts in bulk are searchable and sized, and nobody else's triggers stop.
 
-On SQLite the sync turns the per-row insert triggers off on its own connection and indexes
-each chunk with two statements (`memadmin.memories.bulk_index`); on PostgreSQL the database
-indexes the rows itself. Either way the result must be the one the triggers give.
+The sync turns the per-row insert triggers off on its own connection and indexes and sizes
+each chunk set-based (`memadmin.memories.bulk_index`; PostgreSQL computes the search vector
+itself). Either way the result must be the one the triggers give, on both engines.
 """
 
 import sqlite3
@@ -14,7 +14,7 @@ from memadmin.core.tokens import HeuristicCounter
 from memadmin.interop import sync_writes
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.interop.sync_writes import SyncWriter
-from memadmin.memories.bulk_index import TRIGGERS_FUNCTION, indexed_in_bulk
+from memadmin.memories.bulk_index import POSTGRESQL_SETTING, TRIGGERS_FUNCTION, indexed_in_bulk
 from memadmin.memories.models import Memory, MemorySize
 from memadmin.memories.search import FTS_TABLE, memory_search
 from memadmin.memories.services import memory_create
@@ -71,6 +71,16 @@ def test_saves_after_a_bulk_sync_are_indexed_by_their_triggers(project, tmp_path
     index_in_step()
 
 
+def triggers_on(database) -> bool:
+    """Return whether the insert triggers run on ``database``, as the triggers ask it."""
+    with database.cursor() as cursor:
+        if database.vendor == "postgresql":
+            cursor.execute("SELECT current_setting(%s, true)", [POSTGRESQL_SETTING])
+            return cursor.fetchone()[0] != "off"
+        cursor.execute(f"SELECT {TRIGGERS_FUNCTION}()")
+        return bool(cursor.fetchone()[0])
+
+
 def test_the_triggers_stay_on_for_every_other_connection(project):
     """While one connection inserts in bulk, another connection's triggers still run."""
     answers = []
@@ -78,20 +88,16 @@ def test_the_triggers_stay_on_for_every_other_connection(project):
     def insert():
         other = connections.create_connection("default")
         try:
-            with other.cursor() as cursor:
-                cursor.execute(f"SELECT {TRIGGERS_FUNCTION}()")
-                answers.append(cursor.fetchone()[0])
+            answers.append(triggers_on(other))
         finally:
             other.close()
-        with connection.cursor() as cursor:
-            cursor.execute(f"SELECT {TRIGGERS_FUNCTION}()")
-            answers.append(cursor.fetchone()[0])
+        answers.append(triggers_on(connection))
 
-    if connection.vendor != "sqlite":
-        pytest.skip("PostgreSQL has nothing to suspend")
-    with transaction.atomic(), indexed_in_bulk([1]):
-        insert()
-    assert answers == [1, 0]
+    with transaction.atomic():
+        with indexed_in_bulk([1]):
+            insert()
+        answers.append(triggers_on(connection))
+    assert answers == [True, False, True]
 
 
 def test_a_failed_insert_turns_the_triggers_back_on(project):
@@ -109,8 +115,6 @@ def test_a_failed_insert_turns_the_triggers_back_on(project):
 
 def test_outside_a_transaction_it_is_refused():
     """Indexing must commit with the rows: indexed_in_bulk outside a transaction is an error."""
-    if connection.vendor != "sqlite":
-        pytest.skip("PostgreSQL indexes the rows itself")
     with pytest.raises(RuntimeError, match="inside a transaction"), indexed_in_bulk([1]):
         pass
 
