@@ -11,8 +11,10 @@ stamped with the actor ("import") and a reason, the rows simple-history's bulk p
 2. `new_rows`: rows new to memadmin get their keys, then go in with their versions in
    chunks of about 100 ms each, each row with its base (`StoreBase`, the store's values
    just read). Nothing refers to them yet and nothing else changes, so they only add; a
-   reference to a row of a later chunk is set in the last step. On SQLite the writer yields
-   the lock between chunks to whoever waits for it (`write_gate`), and to nobody else;
+   reference to a row of a later chunk is set in the last step. A chunk's rows are indexed
+   and sized set-based (`memories.bulk_index`) and its versions copied from them by one
+   statement. On SQLite the writer yields the lock between chunks to whoever waits for it,
+   and to nobody else, and copies the WAL back every few chunks (`write_gate`);
 3. `memories`, `audit`, `sessions`, in one transaction the caller opens: rows whose
    (category, normalized_hash) moves take a placeholder hash first (rows that trade contents
    never collide on the unique constraint), changed, adopted and returning rows are updated,

@@ -18,9 +18,10 @@ holding no write lock; other connections keep checkpointing at their own commits
 
 import fcntl
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from django.db import DatabaseError
 from django.db import connection as default_connection
 
 # How long the sync yields at most, between two chunks, to the writers waiting.
@@ -121,10 +122,18 @@ def checkpoints_deferred(connection=default_connection):
 
     try:
         yield checkpoint
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute(f"PRAGMA wal_autocheckpoint = {int(pages)}")
-        _checkpoint(connection)
+    except BaseException:
+        # The block's own error is the one to report: a lost connection fails here too.
+        with suppress(DatabaseError):
+            _restore(connection, pages)
+        raise
+    _restore(connection, pages)
+
+
+def _restore(connection, pages: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"PRAGMA wal_autocheckpoint = {int(pages)}")
+    _checkpoint(connection)
 
 
 def _checkpoint(connection) -> None:
