@@ -62,6 +62,45 @@ def change_upstream(path: Path) -> None:
     connection.close()
 
 
+class Phases:
+    """A sync's progress callback noting the clock and CPU time spent in each phase."""
+
+    def __init__(self):
+        self.spent: dict[str, list[float]] = {}
+        self.phase, self.mark = "start", (time.perf_counter(), time.process_time())
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if phase != self.phase:
+            self.end(phase)
+
+    def end(self, following: str = "rest") -> str:
+        """Close the current phase (the next is ``following``); return the phases so far."""
+        now = (time.perf_counter(), time.process_time())
+        spent = self.spent.setdefault(self.phase, [0.0, 0.0])
+        spent[0] += now[0] - self.mark[0]
+        spent[1] += now[1] - self.mark[1]
+        self.phase, self.mark = following, now
+        return ", ".join(f"{name} {w:.1f} s ({c:.1f} CPU)" for name, (w, c) in self.spent.items())
+
+
+def server_cpu(connection) -> float | None:
+    """Return the CPU seconds PostgreSQL's process for this connection used (None: unknown).
+
+    Read from /proc, so only for a server on this machine; the sync's own CPU time leaves
+    out the server's work, which is most of a PostgreSQL sync.
+    """
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_mb() -> float:
     """Return this process's peak resident memory in MB."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -104,9 +143,14 @@ def main() -> None:
     for key, label, incremental in steps:
         if key == "changed":
             change_upstream(store)
-        started, cpu = time.perf_counter(), time.process_time()
-        run = context_db_sync(path=store, incremental=incremental, record_empty=False)
+        started, cpu, server = time.perf_counter(), time.process_time(), server_cpu(connection)
+        phases = Phases()
+        run = context_db_sync(
+            path=store, incremental=incremental, record_empty=False, progress=phases
+        )
         elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        after = server_cpu(connection)
+        server = "" if server is None or after is None else f", server {after - server:.2f} s CPU"
         target = TARGETS[key]
         verdict = "met" if elapsed < target else "MISSED"
         met = met and elapsed < target
@@ -116,8 +160,8 @@ def main() -> None:
             else f"{run.new} new, {run.changed} changed, {run.unchanged} unchanged, {run.gone} gone"
         )
         print(
-            f"{engine}: {label}: {elapsed:.2f} s ({cpu:.2f} s CPU), target < {target:g} s: "
-            f"{verdict} — {counts}"
+            f"{engine}: {label}: {elapsed:.2f} s ({cpu:.2f} s CPU{server}), target < {target:g} s: "
+            f"{verdict} — {counts}\n    by phase: {phases.end()}; load {os.getloadavg()[0]:.1f}"
         )
         sys.stdout.flush()
     memory = peak_mb()

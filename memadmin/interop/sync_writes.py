@@ -11,8 +11,10 @@ stamped with the actor ("import") and a reason, the rows simple-history's bulk p
 2. `new_rows`: rows new to memadmin get their keys, then go in with their versions in
    chunks of about 100 ms each, each row with its base (`StoreBase`, the store's values
    just read). Nothing refers to them yet and nothing else changes, so they only add; a
-   reference to a row of a later chunk is set in the last step. On SQLite the writer yields
-   the lock between chunks to whoever waits for it (`write_gate`), and to nobody else;
+   reference to a row of a later chunk is set in the last step. A chunk's rows are indexed
+   and sized set-based (`memories.bulk_index`) and its versions copied from them by one
+   statement. On SQLite the writer yields the lock between chunks to whoever waits for it,
+   and to nobody else, and copies the WAL back every few chunks (`write_gate`);
 3. `memories`, `audit`, `sessions`, in one transaction the caller opens: rows whose
    (category, normalized_hash) moves take a placeholder hash first (rows that trade contents
    never collide on the unique constraint), changed, adopted and returning rows are updated,
@@ -33,13 +35,14 @@ from memadmin.audit.context import current_change_id
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import audit_record
 from memadmin.core.contextdb import UpstreamSession as StoreSession
+from memadmin.memories.bulk_index import indexed_in_bulk
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 from memadmin.projects.services import project_create
 from memadmin.taxonomy.services import pack_install
 
 from .models import StoreBase, UpstreamProject, UpstreamStore
-from .row_writes import history_insert, reserve_pks, rows_insert, rows_update
+from .row_writes import history_copy, history_insert, reserve_pks, rows_insert, rows_update
 from .sync_plan import (
     ADOPTED,
     BACK,
@@ -53,7 +56,7 @@ from .sync_plan import (
     values_digest,
 )
 from .sync_sessions import sessions_write
-from .write_gate import let_writers_in
+from .write_gate import checkpoints_deferred, let_writers_in
 
 UPDATED_FIELDS = ("project", "upstream_id", *FIELDS, "superseded_by", "merged_from")
 ACTIONS = {
@@ -64,9 +67,10 @@ ACTIONS = {
 }
 SUMMARY_ACTION = "context_db_synced"
 NEW_REASON = "new in the store (context.db sync)"
-# Rows new to memadmin go in by chunks sized to take about this long each.
-CHUNK_SECONDS = 0.1
-CHUNK_FIRST, CHUNK_MIN, CHUNK_MAX = 500, 50, 2000
+# Rows new to memadmin go in by chunks sized to take about this long each: on SQLite each
+# holds the one write lock; on PostgreSQL new rows block nobody, and fewer round trips win.
+CHUNK_SECONDS = {"sqlite": 0.1, "postgresql": 0.5}
+CHUNK_FIRST, CHUNK_MIN, CHUNK_MAX = 500, 50, 10_000
 # SQLite has no queue for its write lock: between chunks the sync yields it to the writers
 # waiting for it, and only to them (`write_gate`). PostgreSQL locks rows, not the file.
 
@@ -152,26 +156,45 @@ class SyncWriter:
             self.pk_of_upstream[update.upstream_id] = update.pk
         new = set(pks)
         size, start = CHUNK_FIRST, 0
-        while start < len(pks):
-            chunk = [
-                self._row(values, upstream_id, pk)
-                for pk, (upstream_id, values) in zip(
-                    pks[start : start + size], self.plan.creates[start : start + size], strict=True
-                )
-            ]
-            began = time.perf_counter()
-            with transaction.atomic():
+        seconds = CHUNK_SECONDS.get(connection.vendor, 0.1)
+        with checkpoints_deferred() as checkpoint:
+            while start < len(pks):
+                chunk = [
+                    self._row(values, upstream_id, pk)
+                    for pk, (upstream_id, values) in zip(
+                        pks[start : start + size],
+                        self.plan.creates[start : start + size],
+                        strict=True,
+                    )
+                ]
+                elapsed = self._chunk(chunk, start, size, new)
+                start += len(chunk)
+                size = max(CHUNK_MIN, min(CHUNK_MAX, int(len(chunk) * seconds / elapsed)))
+                if connection.vendor == "sqlite" and start < len(pks):
+                    checkpoint()
+                    let_writers_in()
+
+    def _chunk(self, chunk: list[dict], start: int, size: int, new: set[int]) -> float:
+        """Write one chunk of new rows in one transaction; return the time it took."""
+        bases, pks = self._bases(chunk, start, size), [row["id"] for row in chunk]
+        later = len(self.later_references)
+        began = time.perf_counter()
+        with transaction.atomic():
+            with indexed_in_bulk(pks):
                 rows_insert(Memory, [self._without_later(row, chunk, new) for row in chunk])
-                self._history(chunk, "+", NEW_REASON)
-                rows_insert(StoreBase, self._bases(chunk, start, size))
-                self.written(chunk)
-            self.inserted += [row["id"] for row in chunk]
-            start += len(chunk)
-            self._step(len(chunk))
-            elapsed = max(time.perf_counter() - began, 0.001)
-            size = max(CHUNK_MIN, min(CHUNK_MAX, int(len(chunk) * CHUNK_SECONDS / elapsed)))
-            if connection.vendor == "sqlite" and start < len(pks):
-                let_writers_in()
+            history_copy(
+                Memory,
+                pks,
+                actor=self.actor,
+                history_type="+",
+                reason=NEW_REASON,
+                corrections=self.later_references[later:],
+            )
+            rows_insert(StoreBase, bases)
+            self.written(chunk)
+        self.inserted += pks
+        self._step(len(chunk))
+        return max(time.perf_counter() - began, 0.001)
 
     def _bases(self, chunk: list[dict], start: int, size: int) -> list[dict]:
         """Return the bases of a chunk of new rows: the store's values as just read."""

@@ -8,12 +8,20 @@ connection to SQLite holds a shared `flock` on a file beside the database while 
 connection), and the sync, between chunks, pauses only while someone holds it
 (`let_writers_in`). A writer outside memadmin (the sqlite3 shell) is not seen: it waits at
 most its busy timeout, as before this module.
+
+The sync's chunks also leave the copying of the WAL back into the database file to
+`checkpoint`, called between chunks, instead of each commit (`checkpoints_deferred`): a
+checkpoint is two fsyncs and rewrites the pages the chunks share (index pages), and one
+after every chunk of a large first sync cost seconds. It runs outside any transaction,
+holding no write lock; other connections keep checkpointing at their own commits.
 """
 
 import fcntl
 import time
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from django.db import DatabaseError
 from django.db import connection as default_connection
 
 # How long the sync yields at most, between two chunks, to the writers waiting.
@@ -21,6 +29,8 @@ YIELD_SECONDS = 1.0
 POLL_SECONDS = 0.002
 # After a writer got the lock, how long the sync still waits for its next transactions.
 GRACE_SECONDS = 0.1
+# While checkpoints are deferred, `checkpoint` copies the WAL back every this many calls.
+CHECKPOINT_EVERY = 8
 
 
 def gate_path(connection) -> Path | None:
@@ -86,3 +96,50 @@ def let_writers_in(connection=default_connection) -> float:
         if not writers_waiting(connection):
             break
     return time.perf_counter() - began
+
+
+@contextmanager
+def checkpoints_deferred(connection=default_connection):
+    """On an SQLite database on disk, within the block only `checkpoint` copies the WAL back.
+
+    Call outside any transaction. At the end the connection checkpoints at its commits
+    again, after one last checkpoint. Elsewhere (PostgreSQL, memory) it changes nothing.
+    """
+    if gate_path(connection) is None or connection.in_atomic_block:
+        yield lambda: None
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA wal_autocheckpoint")
+        pages = cursor.fetchone()[0]
+        cursor.execute("PRAGMA wal_autocheckpoint = 0")
+    calls = 0
+
+    def checkpoint() -> None:
+        nonlocal calls
+        calls += 1
+        if calls % CHECKPOINT_EVERY == 0:
+            _checkpoint(connection)
+
+    try:
+        yield checkpoint
+    except BaseException:
+        # The block's own error is the one to report: a lost connection fails here too.
+        with suppress(DatabaseError):
+            _restore(connection, pages)
+        raise
+    _restore(connection, pages)
+
+
+def _restore(connection, pages: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"PRAGMA wal_autocheckpoint = {int(pages)}")
+    _checkpoint(connection)
+
+
+def _checkpoint(connection) -> None:
+    """Copy what the WAL holds back into the database, as far as readers allow (PASSIVE)."""
+    if connection.in_atomic_block:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        cursor.fetchall()

@@ -7,7 +7,12 @@ import time
 import pytest
 from django.db.utils import ConnectionHandler
 
-from memadmin.interop.write_gate import let_writers_in, writers_waiting
+from memadmin.interop.write_gate import (
+    CHECKPOINT_EVERY,
+    checkpoints_deferred,
+    let_writers_in,
+    writers_waiting,
+)
 
 
 def _connection(path):
@@ -71,3 +76,46 @@ def test_a_writer_waiting_in_begin_is_seen_until_it_is_in(tmp_path):
     connection.dec_thread_sharing()
     connection.close()
     holder.close()
+
+
+def _pragma(connection, sql):
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        return cursor.fetchone()
+
+
+def test_deferred_checkpoints_copy_the_wal_back_every_few_chunks_and_at_the_end(tmp_path):
+    """Within the block commits leave the WAL alone; every CHECKPOINT_EVERY-th call copies it."""
+    path = tmp_path / "db.sqlite3"
+    _handler, connection = _connection(path)
+    connection.ensure_connection()
+    _pragma(connection, "PRAGMA journal_mode=WAL")
+    _pragma(connection, "CREATE TABLE t (x TEXT)")
+    _pragma(connection, "PRAGMA wal_checkpoint(PASSIVE)")
+    empty = path.stat().st_size
+    with checkpoints_deferred(connection) as checkpoint:
+        assert _pragma(connection, "PRAGMA wal_autocheckpoint") == (0,)
+        for _ in range(CHECKPOINT_EVERY - 1):
+            with connection.cursor() as cursor:
+                cursor.executemany("INSERT INTO t VALUES (?)", [("x" * 500,)] * 100)
+            checkpoint()
+        assert path.stat().st_size == empty  # all of it still in the WAL
+        checkpoint()
+        copied = path.stat().st_size
+        assert copied > empty + 300_000
+        with connection.cursor() as cursor:
+            cursor.executemany("INSERT INTO t VALUES (?)", [("y" * 500,)] * 100)
+        assert path.stat().st_size == copied
+    assert path.stat().st_size > copied
+    assert _pragma(connection, "PRAGMA wal_autocheckpoint") == (1000,)
+    connection.close()
+
+
+def test_deferred_checkpoints_are_restored_after_an_error(tmp_path):
+    _handler, connection = _connection(tmp_path / "db.sqlite3")
+    connection.ensure_connection()
+    _pragma(connection, "PRAGMA journal_mode=WAL")
+    with pytest.raises(RuntimeError), checkpoints_deferred(connection):
+        raise RuntimeError("disk on fire")
+    assert _pragma(connection, "PRAGMA wal_autocheckpoint") == (1000,)
+    connection.close()

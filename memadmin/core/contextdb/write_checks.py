@@ -89,8 +89,11 @@ def curated_digest(values: Mapping[str, object]) -> str:
         elif name == "metadata":
             value = value or {}
         normal.append(value)
-    text = json.dumps(normal, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.md5(text.encode("utf-8")).hexdigest()
+    return hashlib.md5(_DIGEST_JSON(normal).encode("utf-8")).hexdigest()
+
+
+# One encoder for every digest: `json.dumps` with options builds a new one per call.
+_DIGEST_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
 
 def _metadata(text: object) -> object:
