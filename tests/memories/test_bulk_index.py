@@ -40,7 +40,7 @@ def index_in_step() -> None:
 
 
 def search(text: str) -> set[str]:
-    return set(memory_search(Memory.objects.all(), text).values_list("content", flat=True))
+    return {memory.content for memory in memory_search(Memory.objects.all(), text)}
 
 
 def test_a_first_sync_in_chunks_is_searchable_and_sized(tmp_path, monkeypatch):
