@@ -27,7 +27,11 @@ class Scope:
 
     @classmethod
     def of(cls, store, memories, project: str) -> "Scope":
-        identities = {m.project_path for m in memories}
+        return cls.of_identities(store, {m.project_path for m in memories}, project)
+
+    @classmethod
+    def of_identities(cls, store, identities: set[str], project: str) -> "Scope":
+        """Return the scope of the store's rows of ``identities`` (``project`` alone if set)."""
         bound = {}
         if store is not None:
             bound = dict(
@@ -84,6 +88,31 @@ class Scope:
                 Q(upstream_id__in=ids[start : start + IDS_PER_QUERY], upstream_gone_at__isnull=True)
             )
         return rows
+
+    def kept_rows(self, store_ids, upstream_of_pk: dict[int, int]) -> list[tuple]:
+        """Return the rows of the projects in scope that no row in the store links to.
+
+        Memadmin's own rows, the rows marked gone and those whose store row is gone now,
+        read whole for a plan by ranges (`sync_ranges`); ``store_ids`` holds the store's ids.
+        """
+        if not self.projects:
+            return []
+        rows = self._rows(Q(upstream_id__isnull=True) | Q(upstream_gone_at__isnull=False))
+        gone = sorted(pk for pk, upstream in upstream_of_pk.items() if upstream not in store_ids)
+        for start in range(0, len(gone), IDS_PER_QUERY):
+            rows += self._rows(
+                Q(pk__in=gone[start : start + IDS_PER_QUERY], upstream_gone_at__isnull=True)
+            )
+        return rows
+
+    def linked_rows(self, first: int, last: int, store_ids) -> list[tuple]:
+        """Return the rows in scope linked to the store's rows ``first`` to ``last`` (not gone)."""
+        if not self.projects:
+            return []
+        rows = self._rows(
+            Q(upstream_id__gte=first, upstream_id__lte=last, upstream_gone_at__isnull=True)
+        )
+        return [row for row in rows if row[1] in store_ids]
 
     def _rows(self, condition: Q) -> list[tuple]:
         rows = (
