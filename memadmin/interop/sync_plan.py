@@ -264,10 +264,6 @@ class Planner:
                 self.row_problems.append(problem)
         return upstream_values(memory, self.references.from_upstream(memory, self.plan.warnings))
 
-    def values(self, memory: UpstreamMemory) -> tuple:
-        """Return a row's values as the plan holds them (its warnings recorded already)."""
-        return upstream_values(memory, self.references.from_upstream(memory, []))
-
     def finish(self) -> SyncPlan:
         """Return the plan: pushes of memadmin's new rows, rows gone, and the key clashes."""
         plan, rows = self.plan, self.kept

@@ -16,10 +16,12 @@ and plans again, as when memadmin's rows moved.
 
 from array import array
 from collections.abc import Callable
+from functools import partial
 
 from memadmin.core.contextdb.ranges import RANGE_ROWS, StoreRanges
 
 from .sync_plan import FIELDS, Planner, SyncPlan
+from .sync_references import References, upstream_values
 
 _METADATA = 1 + FIELDS.index("metadata")
 
@@ -97,6 +99,11 @@ class StreamedCreates:
             reader.__exit__(None, None, None)
 
 
+def _values_again(references: References, memory) -> tuple:
+    """Return a row's values as the plan holds them (its warnings recorded already)."""
+    return upstream_values(memory, references.from_upstream(memory, []))
+
+
 def plan_by_ranges(
     ranges: StoreRanges,
     scope,
@@ -125,7 +132,8 @@ def plan_by_ranges(
         bases=bases,
         pull_only=pull_only,
     )
-    planner.plan.creates = StreamedCreates(ranges, planner.values)
+    # The rows are read again with the plan's references alone: the rest of the planner goes.
+    planner.plan.creates = StreamedCreates(ranges, partial(_values_again, planner.references))
     problems, done, total = [], 0, len(in_scope)
     for first, last, memories, found in ranges.ranges(size):
         problems += found

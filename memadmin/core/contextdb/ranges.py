@@ -69,6 +69,7 @@ class StoreRanges:
 
     def __exit__(self, *exc) -> None:
         connection, self.connection = self.connection, None
+        self.ids = []
         if connection is not None:
             try:
                 if self.snapshot:
