@@ -78,10 +78,14 @@ class StoreRanges:
                 connection.close()
 
     def projects(self) -> set[str]:
-        """Return the project identities the store's rows name."""
+        """Return the project identities the store's rows name, as text memadmin can hold.
+
+        A row naming its project otherwise (NULL, a number, text with NUL) is left out of
+        the read with a problem: it names no project.
+        """
         query = 'SELECT DISTINCT "project_path" FROM memories'
         rows = self._tolerantly(lambda: self.connection.execute(query).fetchall())
-        return {row[0] for row in rows if isinstance(row[0], str)}
+        return {row[0] for row in rows if isinstance(row[0], str) and "\x00" not in row[0]}
 
     def ids_of_project(self, project: str) -> set[int]:
         """Return the ids of the rows of one project (as ``project_path`` holds it)."""
