@@ -15,7 +15,7 @@ the references (`superseded_by`, `merged_from`) as upstream ids, so a row whose
 references point at rows created in the same sync compares correctly before they exist.
 """
 
-from collections import Counter, defaultdict
+from collections import ChainMap, Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -121,6 +121,8 @@ class SyncPlan:
     pushes: list[Divergence] = field(default_factory=list)
     conflicts: list[Divergence] = field(default_factory=list)
     bases: dict[int, str] = field(default_factory=dict)  # upstream id -> digest now
+    # The bases those rows (and the pushed ones) had when planned, by primary key.
+    known_bases: dict[int, str] = field(default_factory=dict)
     pull_only: bool = False
 
     def created_ids(self) -> Sequence[int]:
@@ -211,9 +213,15 @@ class Planner:
         self.keys = UniqueKeys()
         self.owners: dict[tuple, int] = {}
 
-    def add(self, memories: list[UpstreamMemory], existing: list[tuple]) -> None:
-        """Plan one range: the store's rows in it and memadmin's rows linked to them."""
-        plan, bases = self.plan, self.bases
+    def add(
+        self, memories: list[UpstreamMemory], existing: list[tuple], bases: Mapping | None = None
+    ) -> None:
+        """Plan one range: the store's rows in it and memadmin's rows linked to them.
+
+        ``bases`` holds the bases of those rows (by primary key) when not given whole.
+        """
+        plan = self.plan
+        bases = ChainMap(bases, self.bases) if bases else self.bases
         rows = _existing_rows(existing, self.references)
         linked = _linked(rows, self.claims, self.linked_kept)
         for memory in memories:
@@ -239,11 +247,14 @@ class Planner:
                 counts.unchanged += 1
                 if bases.get(row.pk) != values_digest(values):
                     plan.bases[memory.id] = values_digest(values)
+                    self._known(row.pk, bases)
                 continue
             else:
                 kind = BACK if row.values[GONE_AT] is not None else CHANGED
                 if not plan.pull_only and diverged(plan, row, memory.id, values, bases.get(row.pk)):
+                    self._known(row.pk, bases)
                     continue
+            self._known(row.pk, bases)
             plan.updates.append(Update(row.pk, memory.id, row.values, values, kind))
             plan.bases[memory.id] = values_digest(values)
             counts.changed += 1
@@ -252,6 +263,11 @@ class Planner:
         for row in rows:
             if row.upstream_id not in read:
                 self.owners[_key(row.values)] = row.pk
+
+    def _known(self, pk: int, bases: Mapping) -> None:
+        """Keep the base of a row the sync gives a new base, or pushes: it is replaced."""
+        if pk in bases:
+            self.plan.known_bases[pk] = bases[pk]
 
     def _wanted(self, memory: UpstreamMemory) -> tuple:
         """Return an upstream row's values; record what memadmin cannot hold as problems."""
@@ -269,6 +285,8 @@ class Planner:
         plan, rows = self.plan, self.kept
         if not plan.pull_only:
             new_in_memadmin(plan, rows, self.bases, adopted={u.pk for u in plan.updates})
+        for divergence in plan.pushes:
+            self._known(divergence.pk, self.bases)
         for divergence in plan.pushes:
             plan.counts[divergence.memadmin[PROJECT]].pushed += 1
         for divergence in plan.conflicts:

@@ -12,7 +12,6 @@ from memadmin.core.contextdb import RowProblem, UpstreamSession
 from memadmin.core.contextdb.ranges import StoreRanges
 
 from .sync_plan import FIELDS, SyncPlan, plan_sync
-from .sync_pushes import plan_bases
 from .sync_ranges import StreamedCreates, plan_by_ranges
 from .sync_scope import Scope
 
@@ -32,12 +31,11 @@ class Refusal(Exception):
 
 @dataclass
 class Planned:
-    """A plan and what its writing needs: the problems, scope, bases and sessions read."""
+    """A plan and what its writing needs: the problems, scope and sessions read."""
 
     plan: SyncPlan
     problems: list[RowProblem]
     scope: Scope
-    bases: dict[int, str]
     upstream_of_pk: dict[int, int]
     sessions: list[UpstreamSession]
     read_warnings: list[RowProblem] = field(default_factory=list)
@@ -84,20 +82,18 @@ def plan_whole(run, ranges: StoreRanges, store, store_key: str, spec, report) ->
     )
     report("compare", 0, len(ranges.ids))
     upstream_of_pk = scope.upstream_of_pk()
-    bases = plan_bases(scope.projects.values())
     plan, problems = plan_by_ranges(
         ranges,
         scope,
         project=project,
         upstream_of_pk=upstream_of_pk,
         categories=scope.categories(spec),
-        bases=bases,
         pull_only=run.pull_only,
         report=report,
     )
     sessions, session_problems = ranges.sessions()
     return Planned(
-        plan, problems + plan.problems, scope, bases, upstream_of_pk, sessions, session_problems
+        plan, problems + plan.problems, scope, upstream_of_pk, sessions, session_problems
     )
 
 
@@ -114,14 +110,14 @@ def plan_changed(run, read, store, store_key: str, spec, report, changed_read) -
         store_ids = changed_read.ids
         # Rows changed upstream, and rows memadmin links to that the store no longer has.
         existing = scope.existing_rows(
-            frozenset(changed | (set(upstream_of_pk.values()) - store_ids))
+            frozenset(changed | {i for i in upstream_of_pk.values() if i not in store_ids})
         )
     else:
         # Nothing was deleted upstream: every row memadmin links to, not gone, is there.
         existing = scope.existing_rows(frozenset(changed))
         gone = {row[1] for row in existing if row[GONE_AT_COLUMN] is not None}
         store_ids = frozenset((set(upstream_of_pk.values()) - gone) | changed)
-    bases = plan_bases(scope.projects.values())
+    bases = scope.bases_of(existing)
     plan = plan_sync(
         memories=memories,
         store_ids=store_ids | read_skipped_ids(read.problems),
@@ -134,4 +130,4 @@ def plan_changed(run, read, store, store_key: str, spec, report, changed_read) -
     )
     report("compare", len(memories), len(memories))
     plan.unchanged = max(0, len(store_ids) - len(plan.creates) - len(plan.updates))
-    return Planned(plan, problems + plan.problems, scope, bases, upstream_of_pk, read.sessions, [])
+    return Planned(plan, problems + plan.problems, scope, upstream_of_pk, read.sessions, [])

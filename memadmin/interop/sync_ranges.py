@@ -111,7 +111,6 @@ def plan_by_ranges(
     project: str,
     upstream_of_pk: dict[int, int],
     categories,
-    bases,
     pull_only: bool,
     report: Progress,
     size: int = RANGE_ROWS,
@@ -123,13 +122,14 @@ def plan_by_ranges(
     """
     store_ids = set(ranges.ids)
     in_scope = ranges.ids_of_project(project) if project else store_ids
+    kept = scope.kept_rows(store_ids, upstream_of_pk)
     planner = Planner(
         store_ids=store_ids,
         in_scope=in_scope,
-        kept=scope.kept_rows(store_ids, upstream_of_pk),
+        kept=kept,
         upstream_of_pk=upstream_of_pk,
         categories=categories,
-        bases=bases,
+        bases=scope.bases_of(kept),
         pull_only=pull_only,
     )
     # The rows are read again with the plan's references alone: the rest of the planner goes.
@@ -140,7 +140,7 @@ def plan_by_ranges(
         if project:
             memories = [memory for memory in memories if memory.project_path == project]
         linked = [] if first is None else scope.linked_rows(first, last, store_ids)
-        planner.add(memories, linked)
+        planner.add(memories, linked, scope.bases_of(linked))
         done += len(memories)
         report("compare", done, total)
     return planner.finish(), problems

@@ -246,7 +246,7 @@ def _write(
 ) -> SyncRun | None:
     """Write a plan made without a problem (else refuse it), all or nothing."""
     project, plan, scope, problems = run.project, planned.plan, planned.scope, planned.problems
-    bases, upstream_of_pk = planned.bases, planned.upstream_of_pk
+    upstream_of_pk = planned.upstream_of_pk
     if problems:
         raise Refusal([problem_text(p) for p in problems], store, problems)
     if (
@@ -283,7 +283,7 @@ def _write(
             sync_settle(
                 plan,
                 store=store,
-                known=bases,
+                known=plan.known_bases,
                 pk_of_upstream=writer.pk_of_upstream,
                 pushed=pushed,
                 actor=run.actor,

@@ -47,7 +47,6 @@ def _plans(path, size: int):
             project="",
             upstream_of_pk=upstream_of_pk,
             categories=scope.categories(None),
-            bases=bases,
             pull_only=False,
             report=_silent,
             size=size,
@@ -62,6 +61,8 @@ def _same(whole, ranged) -> None:
     for name in ("updates", "gone", "unchanged", "flagged", "problems", "warnings", "bases"):
         assert getattr(ranged, name) == getattr(whole, name), name
     assert (ranged.pushes, ranged.conflicts) == (whole.pushes, whole.conflicts)
+    # The bases the sync replaces: known only for the rows it gives a new base or pushes.
+    assert ranged.known_bases == whole.known_bases
     assert {k: c.as_dict() for k, c in ranged.counts.items()} == {
         k: c.as_dict() for k, c in whole.counts.items()
     }
@@ -90,6 +91,8 @@ def test_a_plan_by_small_ranges_is_the_plan_of_the_whole_store(store):
     assert [d.upstream_id for d in whole.conflicts] == [25]
     assert [u.upstream_id for u in whole.updates] == [1, 12, 26]
     assert [row.upstream_id for row in whole.gone] == [10]
+    touched = Memory.objects.filter(upstream_id__in=[1, 12, 25, 26])
+    assert set(whole.known_bases) == set(touched.values_list("pk", flat=True))
     assert not whole.problems
     _same(whole, ranged)
 
@@ -135,7 +138,6 @@ def test_a_full_sync_holds_a_range_of_rows_not_the_store(store):
         with StoreRanges(path) as ranges:
             scope = Scope.of_identities(store_row, ranges.projects(), "")
             upstream_of_pk = scope.upstream_of_pk()
-            bases = plan_bases(scope.projects.values())
             tracemalloc.reset_peak()
             start = tracemalloc.get_traced_memory()[0]
             plan, _ = plan_by_ranges(
@@ -144,7 +146,6 @@ def test_a_full_sync_holds_a_range_of_rows_not_the_store(store):
                 project="",
                 upstream_of_pk=upstream_of_pk,
                 categories=scope.categories(None),
-                bases=bases,
                 pull_only=False,
                 report=_silent,
                 size=300,
