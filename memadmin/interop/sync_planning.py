@@ -12,7 +12,7 @@ from memadmin.core.contextdb import RowProblem, UpstreamSession
 from memadmin.core.contextdb.ranges import StoreRanges
 
 from .sync_plan import FIELDS, SyncPlan, plan_sync
-from .sync_ranges import StreamedCreates, plan_by_ranges
+from .sync_ranges import StagedCreates, plan_by_ranges
 from .sync_scope import Scope
 
 # Where `upstream_gone_at` sits in a row of Scope.existing_rows.
@@ -42,8 +42,8 @@ class Planned:
 
     @property
     def streamed(self) -> bool:
-        """Return True when the plan's new rows are read again as they are written."""
-        return isinstance(self.plan.creates, StreamedCreates)
+        """Return True when the plan's new rows are staged in a file (closed after writing)."""
+        return isinstance(self.plan.creates, StagedCreates)
 
 
 def read_skipped_ids(problems: list[RowProblem]) -> frozenset[int]:

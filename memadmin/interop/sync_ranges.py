@@ -7,56 +7,49 @@ transaction (`StoreRanges`), and memadmin's rows linked to that range with it; t
 holds of its own, or holds gone from the store, is read once, whole: its size follows what
 memadmin holds apart from the store, not the store.
 
-The rows new to memadmin are the one part of a plan that grows with the store: a plan keeps
-their ids and a fingerprint of their values (`StreamedCreates`), and the writer reads them
-again, a chunk at a time, when it writes them. A row whose values are no longer the ones
-planned (the store changed in between) raises StoreMoved: the sync undoes its new rows
-and plans again, as when memadmin's rows moved.
+The rows new to memadmin are the one part of a plan that grows with the store: their values
+go to a scratch file as they are planned (`StagedCreates`, marshal, about 200 bytes a row),
+and the writer reads them back a chunk at a time. They are the values of the plan's one
+snapshot, as when the whole store was held: reading the store again instead would cost a
+second read (a second of CPU at 100,000 rows) and a check that nothing moved.
 """
 
+import marshal
+import tempfile
 from array import array
 from collections.abc import Callable
-from functools import partial
 
 from memadmin.core.contextdb.ranges import RANGE_ROWS, StoreRanges
 
-from .sync_plan import FIELDS, Planner, SyncPlan
-from .sync_references import References, upstream_values
-
-_METADATA = 1 + FIELDS.index("metadata")
+from .sync_plan import Planner, SyncPlan
 
 Progress = Callable[[str, int, int], None]
 
 
-class StoreMoved(Exception):
-    """A row new to memadmin changed in the store between the plan and its write."""
+class StagedCreates:
+    """The rows new to memadmin of a plan made by ranges, staged in a scratch file.
 
-
-def fingerprint(values: tuple) -> int:
-    """Return a hash of a values tuple (its metadata, a dict, by its text)."""
-    return hash((*values[:_METADATA], repr(values[_METADATA]), *values[_METADATA + 1 :]))
-
-
-class StreamedCreates:
-    """The rows new to memadmin of a plan made by ranges: ids and fingerprints, 16 bytes a row.
-
-    Read like the list of ``(upstream id, values)`` a plan holds otherwise: ``len``, and
-    slices, which read those rows from the store again (one statement each, no lock held
-    between). ``ids`` gives the upstream ids in order without reading anything.
+    Read like the list of ``(upstream id, values)`` a plan holds otherwise: ``len``, slices
+    and iteration; ``ids`` gives the upstream ids in order without reading the file. Held
+    in memory: 16 bytes a row (the id and where its values end). The file has no name (it
+    goes when closed, or with the process).
     """
 
-    def __init__(self, ranges: StoreRanges, values: Callable):
-        self.path, self.timeout = ranges.path, ranges.timeout
-        self.values = values
+    def __init__(self):
         self.ids = array("q")
-        self.prints = array("q")
-        self.reader: StoreRanges | None = None
+        self.ends = array("q")
+        # Closed by close(): the sync closes the plan's staged rows once written.
+        self.file = tempfile.TemporaryFile(prefix="memadmin-sync-")  # noqa: SIM115
+        self.size = 0
         self.last: tuple[tuple[int, int], list] = ((0, 0), [])
 
     def append(self, item: tuple[int, tuple]) -> None:
         upstream_id, values = item
+        data = marshal.dumps(values)
+        self.file.write(data)
+        self.size += len(data)
         self.ids.append(upstream_id)
-        self.prints.append(fingerprint(values))
+        self.ends.append(self.size)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -74,34 +67,22 @@ class StreamedCreates:
             return []
         if self.last[0] == (start, stop):  # the writer reads each chunk twice
             return self.last[1]
-        planned = dict(zip(self.ids[start:stop], self.prints[start:stop], strict=True))
-        if self.reader is None:
-            self.reader = StoreRanges(self.path, timeout=self.timeout, snapshot=False).__enter__()
-        memories, _ = self.reader.rows(self.ids[start], self.ids[stop - 1])
-        rows = []
-        for memory in memories:
-            printed = planned.get(memory.id)
-            if printed is None:
-                continue
-            values = self.values(memory)
-            if fingerprint(values) != printed:
-                raise StoreMoved(f"row {memory.id} changed in the store while it was synced")
-            rows.append((memory.id, values))
-        if len(rows) != len(planned):
-            raise StoreMoved("a row left the store while it was synced")
+        begin = self.ends[start - 1] if start else 0
+        self.file.flush()
+        self.file.seek(begin)
+        data = memoryview(self.file.read(self.ends[stop - 1] - begin))
+        self.file.seek(0, 2)
+        rows, at = [], 0
+        for upstream_id, end in zip(self.ids[start:stop], self.ends[start:stop], strict=True):
+            rows.append((upstream_id, marshal.loads(data[at : end - begin])))
+            at = end - begin
         self.last = ((start, stop), rows)
         return rows
 
     def close(self) -> None:
-        """Close the store, when read again."""
-        reader, self.reader = self.reader, None
-        if reader is not None:
-            reader.__exit__(None, None, None)
-
-
-def _values_again(references: References, memory) -> tuple:
-    """Return a row's values as the plan holds them (its warnings recorded already)."""
-    return upstream_values(memory, references.from_upstream(memory, []))
+        """Drop the scratch file."""
+        self.file.close()
+        self.last = ((0, 0), [])
 
 
 def plan_by_ranges(
@@ -115,7 +96,7 @@ def plan_by_ranges(
     report: Progress,
     size: int = RANGE_ROWS,
 ) -> tuple[SyncPlan, list]:
-    """Return the plan of a full sync (new rows as StreamedCreates) and the reader's problems.
+    """Return the plan of a full sync (new rows as StagedCreates) and the reader's problems.
 
     ``scope`` is the sync's `Scope`; ``ranges`` is entered. ``project`` limits the rows in
     scope to one project identity.
@@ -132,15 +113,18 @@ def plan_by_ranges(
         bases=scope.bases_of(kept),
         pull_only=pull_only,
     )
-    # The rows are read again with the plan's references alone: the rest of the planner goes.
-    planner.plan.creates = StreamedCreates(ranges, partial(_values_again, planner.references))
+    planner.plan.creates = StagedCreates()
     problems, done, total = [], 0, len(in_scope)
-    for first, last, memories, found in ranges.ranges(size):
-        problems += found
-        if project:
-            memories = [memory for memory in memories if memory.project_path == project]
-        linked = [] if first is None else scope.linked_rows(first, last, store_ids)
-        planner.add(memories, linked, scope.bases_of(linked))
-        done += len(memories)
-        report("compare", done, total)
-    return planner.finish(), problems
+    try:
+        for first, last, memories, found in ranges.ranges(size):
+            problems += found
+            if project:
+                memories = [memory for memory in memories if memory.project_path == project]
+            linked = [] if first is None else scope.linked_rows(first, last, store_ids)
+            planner.add(memories, linked, scope.bases_of(linked))
+            done += len(memories)
+            report("compare", done, total)
+        return planner.finish(), problems
+    except BaseException:
+        planner.plan.creates.close()
+        raise

@@ -36,7 +36,6 @@ from .sync_lock import SyncBusy, sync_lock
 from .sync_plan import SyncPlan
 from .sync_planning import Planned, Refusal, plan_changed, plan_whole
 from .sync_pushes import store_push, sync_settle
-from .sync_ranges import StoreMoved
 from .sync_runs import RunBook, SyncRefused, problem_text, run_record
 from .sync_writes import SyncWriter
 from .workspace_sync import store_extras_sync
@@ -151,7 +150,7 @@ def _sync(
             raise run.refuse(
                 refusal.messages, store=refusal.store, problems=refusal.problems, warnings=warnings
             ) from None
-        except (_Moved, StoreMoved):
+        except _Moved:
             continue
     raise run.refuse([MOVED_MESSAGE], warnings=warnings)
 

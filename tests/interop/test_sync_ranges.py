@@ -11,7 +11,7 @@ from memadmin.core.hashing import normalized_hash
 from memadmin.interop.models import UpstreamStore
 from memadmin.interop.sync_plan import plan_sync
 from memadmin.interop.sync_pushes import plan_bases
-from memadmin.interop.sync_ranges import StoreMoved, plan_by_ranges
+from memadmin.interop.sync_ranges import plan_by_ranges
 from memadmin.interop.sync_scope import Scope
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.models import Memory
@@ -110,16 +110,17 @@ def test_a_plan_by_small_ranges_is_the_plan_of_the_whole_store(store):
     _same(whole, ranged)
 
 
-def test_a_row_changed_between_the_plan_and_its_write_is_noticed(store):
-    """The new rows are read again when written: one that changed meanwhile stops the write."""
+def test_the_new_rows_written_are_the_ones_planned(store):
+    """The new rows are staged as planned, from the plan's snapshot: a later store change
+    does not slip into a plan that never saw it (the next sync brings it in)."""
     path = store(rows=rows_for(12))
-    _, ranged = _plans(path, size=5)
-    assert len(ranged.creates[0:5]) == 5
+    whole, ranged = _plans(path, size=5)
     writer = sqlite3.connect(path, isolation_level=None)
     writer.execute("UPDATE memories SET importance = 1 WHERE id = 8")
     writer.close()
-    with pytest.raises(StoreMoved):
-        ranged.creates[5:10]
+    assert list(ranged.created_ids()) == whole.created_ids()
+    assert ranged.creates[5:10] == whole.creates[5:10]
+    assert ranged.creates[5:10][2][1][4] == 50  # importance as planned, not 1
     ranged.creates.close()
 
 

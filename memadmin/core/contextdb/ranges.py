@@ -33,18 +33,13 @@ Range = tuple[int | None, int | None, list[UpstreamMemory], list[RowProblem]]
 class StoreRanges:
     """A store's memories read a range of ids at a time; a context manager.
 
-    With ``snapshot`` (the default) everything read between entering and leaving comes
-    from one read transaction, and ``ids`` holds every integer id in the store, ascending.
-    Without it each read is a statement of its own and no id is read up front: for reading
-    rows again, later, without holding the store's readers' lock all along.
+    Everything read between entering and leaving comes from one read transaction; ``ids``
+    holds every integer id in the store, ascending.
     """
 
-    def __init__(
-        self, path: str | Path, *, timeout: float = DEFAULT_TIMEOUT_SECONDS, snapshot: bool = True
-    ):
+    def __init__(self, path: str | Path, *, timeout: float = DEFAULT_TIMEOUT_SECONDS):
         self.path = Path(path)
         self.timeout = timeout
-        self.snapshot = snapshot
         self.connection: sqlite3.Connection | None = None
         self.ids: list[int] = []
         self.odd_ids = False
@@ -54,14 +49,12 @@ class StoreRanges:
         self.connection = open_readonly(self.path, timeout=self.timeout)
         try:
             with translated_errors(self.path):
-                if self.snapshot:
-                    self.connection.execute("BEGIN")
+                self.connection.execute("BEGIN")
                 self.columns = memory_columns(self.connection, self.path)
                 require_memory_columns(self.columns, self.path)
-                if self.snapshot:
-                    ids = [row[0] for row in self.connection.execute('SELECT "id" FROM memories')]
-                    self.ids = sorted(i for i in ids if type(i) is int)
-                    self.odd_ids = len(self.ids) != len(ids)
+                ids = [row[0] for row in self.connection.execute('SELECT "id" FROM memories')]
+                self.ids = sorted(i for i in ids if type(i) is int)
+                self.odd_ids = len(self.ids) != len(ids)
         except BaseException:
             self.connection.close()
             raise
@@ -72,8 +65,7 @@ class StoreRanges:
         self.ids = []
         if connection is not None:
             try:
-                if self.snapshot:
-                    connection.execute("ROLLBACK")
+                connection.execute("ROLLBACK")
             finally:
                 connection.close()
 
