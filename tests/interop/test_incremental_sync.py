@@ -31,9 +31,9 @@ def planned(monkeypatch):
     sizes, given = [], []
     add, finish = sync_plan.Planner.add, sync_plan.Planner.finish
 
-    def add_spy(planner, memories, existing):
+    def add_spy(planner, memories, *rest):
         given.append(len(memories))
-        return add(planner, memories, existing)
+        return add(planner, memories, *rest)
 
     def finish_spy(planner):
         sizes.append(sum(given))
