@@ -91,7 +91,11 @@ def plan_whole(run, ranges: StoreRanges, store, store_key: str, spec, report) ->
         pull_only=run.pull_only,
         report=report,
     )
-    sessions, session_problems = ranges.sessions()
+    try:
+        sessions, session_problems = ranges.sessions()
+    except BaseException:
+        plan.creates.close()
+        raise
     return Planned(
         plan, problems + plan.problems, scope, upstream_of_pk, sessions, session_problems
     )
