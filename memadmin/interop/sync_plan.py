@@ -15,13 +15,15 @@ the references (`superseded_by`, `merged_from`) as upstream ids, so a row whose
 references point at rows created in the same sync compares correctly before they exist.
 """
 
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections import ChainMap, Counter, defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memadmin.core.contextdb import RowProblem, UpstreamMemory
 
 from .sync_checks import identity_problem, row_problems
+from .sync_keys import UniqueKeys
+from .sync_references import References, Resolvable, upstream_values
 from .sync_threeway import (  # noqa: F401  (values_curated too is imported from here)
     Divergence,
     diverged,
@@ -106,6 +108,7 @@ class ProjectCounts:
 class SyncPlan:
     """Everything a sync will write, and the problems that forbid writing anything."""
 
+    # (upstream id, values) of each row new to memadmin; by ranges, a `StreamedCreates`.
     creates: list[tuple[int, tuple]] = field(default_factory=list)
     updates: list[Update] = field(default_factory=list)
     gone: list[Existing] = field(default_factory=list)
@@ -118,7 +121,14 @@ class SyncPlan:
     pushes: list[Divergence] = field(default_factory=list)
     conflicts: list[Divergence] = field(default_factory=list)
     bases: dict[int, str] = field(default_factory=dict)  # upstream id -> digest now
+    # The bases those rows (and the pushed ones) had when planned, by primary key.
+    known_bases: dict[int, str] = field(default_factory=dict)
     pull_only: bool = False
+
+    def created_ids(self) -> Sequence[int]:
+        """Return the upstream ids of the rows new to memadmin, in order, not their values."""
+        ids = getattr(self.creates, "ids", None)  # a plan made by ranges keeps them apart
+        return ids if ids is not None else [upstream_id for upstream_id, _ in self.creates]
 
     @property
     def total_flagged(self) -> int:
@@ -128,84 +138,6 @@ class SyncPlan:
 
 def _key(values: tuple) -> tuple:
     return values[PROJECT], values[CATEGORY], values[NORMALIZED_HASH]
-
-
-def upstream_values(memory: UpstreamMemory, references: tuple) -> tuple:
-    """Return the values a memory takes from an upstream row, in VALUE_NAMES order.
-
-    Columns upstream leaves NULL where memadmin keeps a value read as upstream's DEFAULT.
-    """
-    return (
-        memory.project_path,
-        memory.category,
-        memory.content,
-        memory.normalized_hash,
-        memory.importance,
-        memory.scope,
-        bool(memory.shareable),
-        memory.source_session_id or "",
-        memory.source_type or "historian",
-        1 if memory.seen_count is None else memory.seen_count,
-        0 if memory.retrieval_count is None else memory.retrieval_count,
-        memory.first_seen_at,
-        memory.created_at,
-        memory.updated_at,
-        memory.last_seen_at,
-        memory.last_retrieved_at,
-        memory.status,
-        memory.expires_at,
-        memory.verification_status or "unverified",
-        memory.verified_at,
-        memory.classified_at,
-        memory.metadata if memory.metadata is not None else {},
-        None,
-        *references,
-    )
-
-
-class _References:
-    """Translate references between upstream ids and memadmin primary keys."""
-
-    def __init__(self, upstream_of_pk: Mapping[int, int], resolvable: set[int]):
-        self.upstream_of_pk = upstream_of_pk
-        self.resolvable = resolvable
-
-    def from_upstream(self, memory: UpstreamMemory, warnings: list[RowProblem]) -> tuple:
-        """Return (superseded upstream id, merged upstream ids) keeping only rows that exist."""
-        successor = memory.superseded_by_memory_id
-        if successor is not None and successor not in self.resolvable:
-            warnings.append(
-                RowProblem(
-                    "memories",
-                    memory.id,
-                    "superseded_by_memory_id",
-                    f"names row {successor}, which is not in the store; left empty",
-                )
-            )
-            successor = None
-        merged = []
-        for source in memory.merged_from or ():
-            if source in self.resolvable:
-                merged.append(source)
-            else:
-                warnings.append(
-                    RowProblem(
-                        "memories",
-                        memory.id,
-                        "merged_from",
-                        f"names row {source}, which is not in the store; left out",
-                    )
-                )
-        return successor, tuple(merged)
-
-    def from_pks(self, superseded_pk: int | None, merged_pks: Iterable) -> tuple:
-        """Return a memadmin row's references in upstream ids; a local row stays apart."""
-        successor = None if superseded_pk is None else self._upstream(superseded_pk)
-        return successor, tuple(self._upstream(pk) for pk in merged_pks or ())
-
-    def _upstream(self, pk: object) -> object:
-        upstream = self.upstream_of_pk.get(pk) if isinstance(pk, int) else None
-        return upstream if upstream is not None else ("pk", pk)
 
 
 def plan_sync(
@@ -228,64 +160,158 @@ def plan_sync(
     ``categories`` gives each project identity its pack's category names.
     ``bases`` maps memadmin's primary keys to their base digest ("" for a memory written in
     memadmin and not in the store yet, which is pushed as a new row).
+
+    All the rows at once; a full sync of a large store plans by ranges (`Planner`).
     """
-    bases = {} if bases is None else bases
-    plan = SyncPlan(pull_only=pull_only)
-    in_scope = {memory.id for memory in memories}
-    references = _References(upstream_of_pk, in_scope | set(upstream_of_pk.values()))
-    rows = _existing_rows(existing, references)
-    linked = _linked(rows, plan)
-    wanted = _wanted_values(memories, references, plan)
-    free = _unlinked_by_key(rows, linked, store_ids)
-    for memory in memories:
-        values = wanted[memory.id]
-        identity = values[PROJECT]
-        counts = plan.counts[identity]
-        if memory.category not in categories.get(identity, frozenset()):
-            plan.flagged[identity][memory.category] += 1
-            counts.flagged += 1
-        row = linked.get(memory.id)
-        if row is None:
-            row = free.pop(_key(values), None)
+    planner = Planner(
+        store_ids=store_ids,
+        in_scope={memory.id for memory in memories},
+        kept=existing,
+        upstream_of_pk=upstream_of_pk,
+        categories=categories,
+        bases=bases,
+        pull_only=pull_only,
+    )
+    planner.add(memories, [])
+    return planner.finish()
+
+
+class Planner:
+    """Plan a sync a range of store rows at a time, holding per row only what is compact.
+
+    ``kept`` are memadmin's rows no store row in scope links to by id (its own rows, the
+    rows gone from the store) and may be passed whole; ``add`` takes one range: the store's
+    rows in it and memadmin's rows linked to them. ``finish`` returns the plan, the same
+    whichever way the rows were cut into ranges. ``creates`` receives each new row as
+    ``(upstream id, values)`` (a list unless given).
+    """
+
+    def __init__(
+        self,
+        *,
+        store_ids,
+        in_scope,
+        kept: list[tuple],
+        upstream_of_pk: Mapping[int, int],
+        categories: Mapping[str, frozenset[str]],
+        bases: Mapping[int, str] | None = None,
+        pull_only: bool = False,
+    ):
+        self.plan = SyncPlan(pull_only=pull_only)
+        self.store_ids = store_ids
+        self.categories = categories
+        self.bases = {} if bases is None else bases
+        self.references = References(upstream_of_pk, Resolvable(in_scope, upstream_of_pk))
+        self.claims: list[RowProblem] = []
+        self.row_problems: list[RowProblem] = []
+        self.checked: set[str] = set()
+        self.kept = _existing_rows(kept, self.references)
+        self.linked_kept = _linked(self.kept, self.claims, {})
+        self.free = _unlinked_by_key(self.kept, self.linked_kept, store_ids)
+        self.kept_ids = set(self.linked_kept)
+        self.kept_wanted: set[int] = set()
+        self.keys = UniqueKeys()
+        self.owners: dict[tuple, int] = {}
+
+    def add(
+        self, memories: list[UpstreamMemory], existing: list[tuple], bases: Mapping | None = None
+    ) -> None:
+        """Plan one range: the store's rows in it and memadmin's rows linked to them.
+
+        ``bases`` holds the bases of those rows (by primary key) when not given whole.
+        """
+        plan = self.plan
+        bases = ChainMap(bases, self.bases) if bases else self.bases
+        rows = _existing_rows(existing, self.references)
+        linked = _linked(rows, self.claims, self.linked_kept)
+        for memory in memories:
+            values = self._wanted(memory)
+            self.keys.add(memory.id, _key(values))
+            if memory.id in self.kept_ids:
+                self.kept_wanted.add(memory.id)
+            identity = values[PROJECT]
+            counts = plan.counts[identity]
+            if memory.category not in self.categories.get(identity, frozenset()):
+                plan.flagged[identity][memory.category] += 1
+                counts.flagged += 1
+            row = linked.get(memory.id) or self.linked_kept.get(memory.id)
             if row is None:
-                plan.creates.append((memory.id, values))
-                counts.new += 1
+                row = self.free.pop(_key(values), None)
+                if row is None:
+                    plan.creates.append((memory.id, values))
+                    counts.new += 1
+                    continue
+                kind = ADOPTED
+            elif row.values == values:
+                plan.unchanged += 1
+                counts.unchanged += 1
+                if bases.get(row.pk) != values_digest(values):
+                    plan.bases[memory.id] = values_digest(values)
+                    self._known(row.pk, bases)
                 continue
-            kind = ADOPTED
-        elif row.values == values:
-            plan.unchanged += 1
-            counts.unchanged += 1
-            if bases.get(row.pk) != values_digest(values):
-                plan.bases[memory.id] = values_digest(values)
-            continue
-        else:
-            kind = BACK if row.values[GONE_AT] is not None else CHANGED
-            if not pull_only and diverged(plan, row, memory.id, values, bases.get(row.pk)):
+            else:
+                kind = BACK if row.values[GONE_AT] is not None else CHANGED
+                if not plan.pull_only and diverged(plan, row, memory.id, values, bases.get(row.pk)):
+                    self._known(row.pk, bases)
+                    continue
+            self._known(row.pk, bases)
+            plan.updates.append(Update(row.pk, memory.id, row.values, values, kind))
+            plan.bases[memory.id] = values_digest(values)
+            counts.changed += 1
+        # A linked row whose store row is not in scope stays as it is: it keeps its key.
+        read = {memory.id for memory in memories}
+        for row in rows:
+            if row.upstream_id not in read:
+                self.owners[_key(row.values)] = row.pk
+
+    def _known(self, pk: int, bases: Mapping) -> None:
+        """Keep the base of a row the sync gives a new base, or pushes: it is replaced."""
+        if pk in bases:
+            self.plan.known_bases[pk] = bases[pk]
+
+    def _wanted(self, memory: UpstreamMemory) -> tuple:
+        """Return an upstream row's values; record what memadmin cannot hold as problems."""
+        self.row_problems += row_problems(memory)
+        identity = memory.project_path
+        if identity not in self.checked:
+            self.checked.add(identity)
+            problem = identity_problem(identity, memory.id)
+            if problem is not None:
+                self.row_problems.append(problem)
+        return upstream_values(memory, self.references.from_upstream(memory, self.plan.warnings))
+
+    def finish(self) -> SyncPlan:
+        """Return the plan: pushes of memadmin's new rows, rows gone, and the key clashes."""
+        plan, rows = self.plan, self.kept
+        if not plan.pull_only:
+            new_in_memadmin(plan, rows, self.bases, adopted={u.pk for u in plan.updates})
+        for divergence in plan.pushes:
+            self._known(divergence.pk, self.bases)
+        for divergence in plan.pushes:
+            plan.counts[divergence.memadmin[PROJECT]].pushed += 1
+        for divergence in plan.conflicts:
+            plan.counts[divergence.memadmin[PROJECT]].conflicted += 1
+        adopted = {update.pk for update in plan.updates if update.kind == ADOPTED}
+        for row in rows:
+            if (
+                row.upstream_id is not None
+                and row.upstream_id not in self.store_ids
+                and row.values[GONE_AT] is None
+                and row.pk not in adopted
+            ):
+                plan.gone.append(row)
+                plan.counts[row.values[PROJECT]].gone += 1
+        touched = {update.pk for update in plan.updates}
+        owners = dict(self.owners)
+        for row in rows:
+            if row.pk in touched or row.upstream_id in self.kept_wanted:
                 continue
-        plan.updates.append(Update(row.pk, memory.id, row.values, values, kind))
-        plan.bases[memory.id] = values_digest(values)
-        counts.changed += 1
-    if not pull_only:
-        new_in_memadmin(plan, rows, bases, adopted={u.pk for u in plan.updates})
-    for divergence in plan.pushes:
-        plan.counts[divergence.memadmin[PROJECT]].pushed += 1
-    for divergence in plan.conflicts:
-        plan.counts[divergence.memadmin[PROJECT]].conflicted += 1
-    adopted = {update.pk for update in plan.updates if update.kind == ADOPTED}
-    for row in rows:
-        if (
-            row.upstream_id is not None
-            and row.upstream_id not in store_ids
-            and row.values[GONE_AT] is None
-            and row.pk not in adopted
-        ):
-            plan.gone.append(row)
-            plan.counts[row.values[PROJECT]].gone += 1
-    _check_unique(plan, rows, memories, wanted)
-    return plan
+            owners[_key(row.values)] = row.pk
+        plan.problems = self.claims + self.row_problems + self.keys.clashes(owners)
+        return plan
 
 
-def _existing_rows(existing: list[tuple], references: _References) -> list[Existing]:
+def _existing_rows(existing: list[tuple], references: References) -> list[Existing]:
     rows = []
     for pk, upstream_id, *values, superseded_pk, merged_pks in existing:
         rows.append(
@@ -294,15 +320,15 @@ def _existing_rows(existing: list[tuple], references: _References) -> list[Exist
     return rows
 
 
-def _linked(rows: list[Existing], plan: SyncPlan) -> dict[int, Existing]:
+def _linked(rows: list[Existing], problems: list, others: Mapping) -> dict[int, Existing]:
     """Return memadmin's rows by upstream id; two rows claiming one id is a problem."""
     linked: dict[int, Existing] = {}
     for row in rows:
         if row.upstream_id is None:
             continue
-        other = linked.get(row.upstream_id)
+        other = linked.get(row.upstream_id) or others.get(row.upstream_id)
         if other is not None:
-            plan.problems.append(
+            problems.append(
                 RowProblem(
                     "memories",
                     row.upstream_id,
@@ -316,27 +342,7 @@ def _linked(rows: list[Existing], plan: SyncPlan) -> dict[int, Existing]:
     return linked
 
 
-def _wanted_values(
-    memories: list[UpstreamMemory], references: _References, plan: SyncPlan
-) -> dict[int, tuple]:
-    """Return each upstream row's values; record rows memadmin cannot hold as problems."""
-    wanted = {}
-    checked: set[str] = set()
-    for memory in memories:
-        plan.problems += row_problems(memory)
-        identity = memory.project_path
-        if identity not in checked:
-            checked.add(identity)
-            problem = identity_problem(identity, memory.id)
-            if problem is not None:
-                plan.problems.append(problem)
-        wanted[memory.id] = upstream_values(memory, references.from_upstream(memory, plan.warnings))
-    return wanted
-
-
-def _unlinked_by_key(
-    rows: list[Existing], linked: dict[int, Existing], store_ids: frozenset
-) -> dict[tuple, Existing]:
+def _unlinked_by_key(rows: list[Existing], linked: dict[int, Existing], store_ids) -> dict:
     """Return the rows an incoming upstream row may adopt, by (project, category, hash).
 
     Those are memadmin's own rows (no upstream id) and rows whose upstream row is gone.
@@ -348,30 +354,3 @@ def _unlinked_by_key(
         ):
             free[_key(row.values)] = row
     return free
-
-
-def _check_unique(
-    plan: SyncPlan, rows: list[Existing], memories: list[UpstreamMemory], wanted: dict
-) -> None:
-    """Record a problem wherever two rows would share (project, category, normalized_hash)."""
-    touched = {update.pk for update in plan.updates}
-    owners: dict[tuple, tuple[str, int]] = {}
-    for row in rows:
-        if row.pk in touched or (row.upstream_id is not None and row.upstream_id in wanted):
-            continue
-        owners[_key(row.values)] = ("memadmin", row.pk)
-    for memory in memories:
-        key = _key(wanted[memory.id])
-        owner = owners.get(key)
-        if owner is None:
-            owners[key] = ("upstream", memory.id)
-            continue
-        kind, number = owner
-        if kind == "upstream":
-            text = f"has the same category and normalized_hash as row {number}"
-        else:
-            text = (
-                f"is identical to memadmin memory #{number} in {memory.category}, which is "
-                "not this row's memory; edit or delete one of the two, then sync again"
-            )
-        plan.problems.append(RowProblem("memories", memory.id, "normalized_hash", text))

@@ -13,15 +13,17 @@ refused and failed ones included, leaves a SyncRun summary (`sync_runs`).
 """
 
 from collections.abc import Callable
+from contextlib import closing, nullcontext
 from pathlib import Path
 
 from django.db import transaction
 from django.db.models import Max
 
 from memadmin.audit.context import acting, current_change_id
-from memadmin.core.contextdb import RowProblem, StoreError, StoreRead, inspect_store, read_store
+from memadmin.core.contextdb import StoreError, StoreRead, inspect_store
 from memadmin.core.contextdb.changes import read_changed, store_marks
 from memadmin.core.contextdb.opening import DEFAULT_TIMEOUT_SECONDS
+from memadmin.core.contextdb.ranges import StoreRanges
 from memadmin.core.contextdb.reading import read_sessions
 from memadmin.core.packs import PackError, PackNotFoundError, PackSpec
 from memadmin.memories.models import Memory
@@ -31,17 +33,15 @@ from .composite_readback import composites_after_sync
 from .models import StoreBase, StoreWatermark, SyncRun, UpstreamStore, Workspace
 from .store_writes import OFF, store_mode
 from .sync_lock import SyncBusy, sync_lock
-from .sync_plan import FIELDS, SyncPlan, plan_sync
-from .sync_pushes import plan_bases, store_push, sync_settle
+from .sync_plan import SyncPlan
+from .sync_planning import Planned, Refusal, plan_changed, plan_whole
+from .sync_pushes import store_push, sync_settle
 from .sync_runs import RunBook, SyncRefused, problem_text, run_record
-from .sync_scope import Scope
 from .sync_writes import SyncWriter
 from .workspace_sync import store_extras_sync
 
 DEFAULT_PACK = "magic-context"
 PLAN_ATTEMPTS = 3
-# Where `upstream_gone_at` sits in a row of Scope.existing_rows.
-GONE_AT_COLUMN = 3 + FIELDS.index("upstream_gone_at")
 MOVED_MESSAGE = (
     "memadmin's memories kept changing while the sync was planned; nothing was imported, try again"
 )
@@ -126,13 +126,13 @@ def _sync(
             read = StoreRead(changed.memories, sessions, changed.problems + session_problems)
             marks = changed.marks
         else:
-            changed = None
+            # A full read: the plan reads the store by ranges (`sync_ranges`).
+            changed, read = None, None
             marks = store_marks(run.path, timeout=timeout)
-            read = read_store(run.path, timeout=timeout)
     except StoreError as error:
         raise run.refuse([str(error)]) from error
     report("read", 1, 1)
-    warnings = [p for p in read.problems if p.table != "memories"]
+    warnings = [] if read is None else [p for p in read.problems if p.table != "memories"]
     for _attempt in range(PLAN_ATTEMPTS):
         try:
             return _plan_and_write(
@@ -144,8 +144,9 @@ def _sync(
                 warnings,
                 report,
                 _Marks(marks, changed, record_empty, None if known is None else known.marks()),
+                timeout,
             )
-        except _Refusal as refusal:
+        except Refusal as refusal:
             raise run.refuse(
                 refusal.messages, store=refusal.store, problems=refusal.problems, warnings=warnings
             ) from None
@@ -187,16 +188,6 @@ class _Marks:
         return self.changed is not None
 
 
-class _Refusal(Exception):
-    """Raised while planning to stop the sync; turned into SyncRefused."""
-
-    def __init__(self, messages: list[str], store=None, problems: list[RowProblem] = ()):
-        super().__init__(messages)
-        self.messages = messages
-        self.store = store
-        self.problems = list(problems)
-
-
 class _Moved(Exception):
     """A memory in scope changed between the plan and its last transaction: plan again."""
 
@@ -216,60 +207,47 @@ def _moved_since(mark: int, project_pks: set[int]) -> bool:
 
 
 def _plan_and_write(
-    run: RunBook, read, info, store_key: str, pack, warnings, report, marks: _Marks
+    run: RunBook, read, info, store_key: str, pack, warnings, report, marks: _Marks, timeout
 ) -> SyncRun | None:
-    """Plan the sync against memadmin's rows and write it; raise _Refusal on any problem.
+    """Plan the sync against memadmin's rows and write it; raise Refusal on any problem.
 
-    Return None, having written nothing but the watermark, when an incremental or
-    unrecorded sync finds nothing to change.
+    ``read`` holds an incremental read; None, the store is read whole, by ranges, here (its
+    sessions' problems go into ``warnings``). Return None, having written nothing but the
+    watermark, when an incremental or unrecorded sync finds nothing to change.
     """
     store = UpstreamStore.objects.filter(store_uuid=store_key).first()
     mark = _history_mark()
-    problems = [p for p in read.problems if p.table == "memories"]
-    project = run.project
-    memories = [m for m in read.memories if not project or m.project_path == project]
     spec = _pack_spec(pack)
-    scope = Scope.of(store, memories, project)
-    messages = scope.conflicts(store_key)
-    if project and project not in scope.identities_in_store and not scope.is_bound(project):
-        messages.append(f"{run.path}: the store holds no memory of project {project}")
-    if messages:
-        raise _Refusal(messages, store, problems)
-    report("compare", 0, len(memories))
-    upstream_of_pk = scope.upstream_of_pk()
-    if marks.incremental:
-        changed = {m.id for m in memories}
-        if marks.changed.ids is not None:
-            store_ids = marks.changed.ids
-            # Rows changed upstream, and rows memadmin links to that the store no longer has.
-            existing = scope.existing_rows(
-                frozenset(changed | (set(upstream_of_pk.values()) - store_ids))
-            )
+    try:
+        if read is not None:
+            planned = plan_changed(run, read, store, store_key, spec, report, marks.changed)
         else:
-            # Nothing was deleted upstream: every row memadmin links to, not gone, is there.
-            existing = scope.existing_rows(frozenset(changed))
-            gone = {row[1] for row in existing if row[GONE_AT_COLUMN] is not None}
-            store_ids = frozenset((set(upstream_of_pk.values()) - gone) | changed)
-    else:
-        store_ids = frozenset(m.id for m in read.memories)
-        existing = scope.existing_rows()
-    bases = plan_bases(scope.projects.values())
-    plan = plan_sync(
-        memories=memories,
-        store_ids=store_ids | read_skipped_ids(read.problems),
-        existing=existing,
-        upstream_of_pk=upstream_of_pk,
-        categories=scope.categories(spec),
-        now=run.started,
-        bases=bases,
-        pull_only=run.pull_only,
-    )
-    report("compare", len(memories), len(memories))
-    problems += plan.problems
+            with StoreRanges(run.path, timeout=timeout) as ranges:
+                planned = plan_whole(run, ranges, store, store_key, spec, report)
+            warnings[:] = planned.read_warnings
+    except StoreError as error:
+        raise Refusal([str(error)]) from error
+    with closing(planned.plan.creates) if planned.streamed else nullcontext():
+        return _write(run, planned, store, store_key, info, spec, warnings, report, marks, mark)
+
+
+def _write(
+    run: RunBook,
+    planned: Planned,
+    store,
+    store_key: str,
+    info,
+    spec,
+    warnings,
+    report,
+    marks: _Marks,
+    mark: int,
+) -> SyncRun | None:
+    """Write a plan made without a problem (else refuse it), all or nothing."""
+    project, plan, scope, problems = run.project, planned.plan, planned.scope, planned.problems
+    upstream_of_pk = planned.upstream_of_pk
     if problems:
-        raise _Refusal([problem_text(p) for p in problems], store, problems)
-    if marks.incremental:
-        plan.unchanged = max(0, len(store_ids) - len(plan.creates) - len(plan.updates))
+        raise Refusal([problem_text(p) for p in problems], store, problems)
     if (
         store is not None
         and not marks.record_empty
@@ -304,13 +282,13 @@ def _plan_and_write(
             sync_settle(
                 plan,
                 store=store,
-                known=bases,
+                known=plan.known_bases,
                 pk_of_upstream=writer.pk_of_upstream,
                 pushed=pushed,
                 actor=run.actor,
                 now=run.started,
             )
-            sessions = writer.sessions(read.sessions, scope.session_filter(project))
+            sessions = writer.sessions(planned.sessions, scope.session_filter(project))
             store.last_synced_at = run.started
             store.save(update_fields=["last_synced_at"])
             if not project:  # one project's sync says nothing of the others' rows
@@ -336,22 +314,13 @@ def plan_writes(plan: SyncPlan) -> bool:
     return bool(plan.creates or plan.updates or plan.gone or plan.pushes or plan.conflicts)
 
 
-def read_skipped_ids(problems: list[RowProblem]) -> frozenset[int]:
-    """Return the ids of rows the reader left out: they exist upstream, so are never gone."""
-    return frozenset(
-        p.row_id
-        for p in problems
-        if p.table == "memories" and p.row_skipped and isinstance(p.row_id, int)
-    )
-
-
 def _pack_spec(pack: str | None) -> PackSpec | None:
     if not pack:
         return None
     try:
         return pack_load(pack)
     except (PackError, PackNotFoundError) as error:
-        raise _Refusal([f"the pack for new projects cannot be loaded: {error}"]) from error
+        raise Refusal([f"the pack for new projects cannot be loaded: {error}"]) from error
 
 
 def _store_save(store, store_key: str, path: Path, info, now: int) -> UpstreamStore:

@@ -150,7 +150,7 @@ class SyncWriter:
         """Insert the rows new to memadmin, with their versions, in short transactions."""
         self._step(0)
         pks = reserve_pks(Memory, len(self.plan.creates))
-        for pk, (upstream_id, _) in zip(pks, self.plan.creates, strict=True):
+        for pk, upstream_id in zip(pks, self.plan.created_ids(), strict=True):
             self.pk_of_upstream[upstream_id] = pk
         for update in self.plan.updates:
             self.pk_of_upstream[update.upstream_id] = update.pk

@@ -6,7 +6,7 @@ import sqlite3
 import pytest
 
 from memadmin.core.hashing import normalized_hash as memory_normalized_hash
-from memadmin.interop import incremental, sync_services
+from memadmin.interop import incremental, sync_plan
 from memadmin.interop.incremental import stores_refresh
 from memadmin.interop.models import StoreWatermark, SyncRun
 from memadmin.interop.sync_services import context_db_sync
@@ -28,14 +28,20 @@ def _fresh_refresh_state(monkeypatch):
 @pytest.fixture
 def planned(monkeypatch):
     """Return the list of how many store rows each plan was given."""
-    sizes = []
-    plan_sync = sync_services.plan_sync
+    sizes, given = [], []
+    add, finish = sync_plan.Planner.add, sync_plan.Planner.finish
 
-    def spy(**arguments):
-        sizes.append(len(arguments["memories"]))
-        return plan_sync(**arguments)
+    def add_spy(planner, memories, *rest):
+        given.append(len(memories))
+        return add(planner, memories, *rest)
 
-    monkeypatch.setattr(sync_services, "plan_sync", spy)
+    def finish_spy(planner):
+        sizes.append(sum(given))
+        given.clear()
+        return finish(planner)
+
+    monkeypatch.setattr(sync_plan.Planner, "add", add_spy)
+    monkeypatch.setattr(sync_plan.Planner, "finish", finish_spy)
     return sizes
 
 

@@ -66,10 +66,11 @@ def test_a_crash_after_new_rows_leaves_nothing_and_is_recorded(store, monkeypatc
 
 
 def test_an_edit_made_while_the_sync_writes_makes_it_plan_again(store, monkeypatch):
-    """A save between the plan and the last transaction makes the sync plan from the saved row.
+    """A save between the plan and the last transaction makes the sync plan again.
 
-    What the sync then does with the saved row is the plan's classification; here it is
-    compared with the row as the person left it, never with the row the first plan read.
+    The new plan compares the row as the person left it with the store as it is then, read
+    again: the save went through to the store, so the two agree and the sync leaves the
+    person's value, never the value the first plan read.
     """
     path = store(rows=rows_for(3))
     context_db_sync(path=path)
@@ -88,7 +89,10 @@ def test_an_edit_made_while_the_sync_writes_makes_it_plan_again(store, monkeypat
 
     monkeypatch.setattr(SyncWriter, "new_rows", edit_meanwhile)
     run = context_db_sync(path=path)
-    assert run.changed == 2
+    assert run.changed == 1
     assert Memory.objects.get(upstream_id=2).importance == 90
-    event = AuditEvent.objects.get(action="changed_upstream", object_id=str(memory.pk))
-    assert event.changes["importance"] == [7, 50]
+    assert Memory.objects.get(upstream_id=1).importance == 7
+    reader = sqlite3.connect(path)
+    assert reader.execute("SELECT importance FROM memories WHERE id = 1").fetchone() == (7,)
+    reader.close()
+    assert not AuditEvent.objects.filter(action="changed_upstream", object_id=str(memory.pk))
