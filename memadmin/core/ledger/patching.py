@@ -12,10 +12,13 @@ attribute for attribute (``tests/core/test_ledger_patching.py``).
 """
 
 from bisect import bisect_left
+from collections.abc import Collection
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .model import LedgerComposite, LedgerMemory
 from .ordering import ineligible_reason, selection_key
+from .reader import DroppedRow, read_rows_at
 from .render import counted_lines
 
 if TYPE_CHECKING:
@@ -163,3 +166,92 @@ def _patch_costs(store, previous, news: list[LedgerMemory]) -> None:
         counts = count_many(lines) if count_many is not None else list(map(counter.count, lines))
         costs.update(zip((memory.id for memory in news), counts, strict=True))
         store._costs[counter_id, mode] = (counter, costs)
+
+
+@dataclass(frozen=True, slots=True)
+class RowRead:
+    """One pass of the plugin's row reader over a project's memories, kept to be patched.
+
+    ``kept`` and ``dropped`` are ``reader.read_rows``'s answer for ``inputs`` at ``now_ms``;
+    ``skipped`` the positions in ``inputs`` of the dropped rows; ``expiry`` the first expiry
+    ahead among the inputs, where a row may turn from live to expired (and be read anew).
+    """
+
+    inputs: list[LedgerMemory]
+    kept: list[LedgerMemory]
+    dropped: tuple[DroppedRow, ...]
+    skipped: list[int]
+    categories: tuple[str, ...]
+    pack: bool
+    now_ms: int
+    expiry: int | None
+
+
+def read_rows_again(
+    previous: RowRead | None,
+    memories: list[LedgerMemory],
+    *,
+    categories: Collection[str],
+    pack: bool,
+    now_ms: int,
+) -> RowRead:
+    """Return the reader's pass over these memories, patched from ``previous`` when it can be.
+
+    The same as reading every row again (``reader.read_rows``): only the edited memories are
+    read when the memories differ from ``previous.inputs`` at a few positions under the same
+    ids, each kept before and after, with the same categories and no expiry crossed.
+    """
+    categories = tuple(categories)
+    if previous is not None:
+        patched_read = _reread(previous, memories, categories, pack, now_ms)
+        if patched_read is not None:
+            return patched_read
+    kept, dropped, skipped = read_rows_at(memories, categories=categories, pack=pack, now_ms=now_ms)
+    return RowRead(
+        memories,
+        kept,
+        tuple(dropped),
+        skipped,
+        categories,
+        pack,
+        now_ms,
+        next_expiry(memories, now_ms),
+    )
+
+
+def _reread(
+    previous: RowRead,
+    memories: list[LedgerMemory],
+    categories: tuple[str, ...],
+    pack: bool,
+    now_ms: int,
+) -> RowRead | None:
+    if (previous.categories, previous.pack) != (categories, pack):
+        return None
+    if not previous.now_ms <= now_ms or (previous.expiry is not None and now_ms >= previous.expiry):
+        return None
+    positions = edited_positions(previous.inputs, memories)
+    if positions is None:
+        return None
+    kept = list(previous.kept) if positions else previous.kept
+    skipped = previous.skipped
+    for at in positions:
+        new = memories[at]
+        ahead = new.expires_at is not None and new.expires_at > now_ms
+        if ahead and (previous.expiry is None or new.expires_at < previous.expiry):
+            return None  # a new expiry ahead would come before the read's own
+        fresh, dropped, _ = read_rows_at([new], categories=categories, pack=pack, now_ms=now_ms)
+        before = bisect_left(skipped, at)
+        if dropped or (before < len(skipped) and skipped[before] == at):
+            return None  # dropped before or after: the dropped rows would change
+        kept[at - before] = fresh[0]
+    return RowRead(
+        memories,
+        kept,
+        previous.dropped,
+        skipped,
+        categories,
+        pack,
+        now_ms,
+        previous.expiry,
+    )
