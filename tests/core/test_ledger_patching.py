@@ -52,6 +52,17 @@ def _state(store: PreparedStore) -> dict:
         "lines": {mode: store.lines(mode) for mode in ("plugin", "headers")},
         "orders": {tie: store.selection(tie) for tie in ("recent", "id")},
         "roots": {tie: store.roots(tie) for tie in ("recent", "id")},
+        "arranged": {
+            (mode, tie): store.arranged(mode, tie)
+            for mode in ("plugin", "headers")
+            for tie in ("recent", "id")
+        },
+        "arranged costs": {
+            (mode, tie): store.arranged_costs(counter, mode, tie)
+            for mode in ("plugin", "headers")
+            for tie in ("recent", "id")
+            for counter in COUNTERS
+        },
         "texts": store.texts(),
     }
 

@@ -14,6 +14,8 @@ attribute for attribute (``tests/core/test_ledger_patching.py``).
 from bisect import bisect_left
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import partial
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from .model import LedgerComposite, LedgerMemory
@@ -101,6 +103,7 @@ def patched(
     _patch_lines(store, previous, positions, news)
     _patch_orders(store, previous, olds, news)
     _patch_costs(store, previous, news)
+    _patch_arranged(store, previous, olds, news)
     return store
 
 
@@ -145,6 +148,61 @@ def _patch_orders(store, previous, olds: list[LedgerMemory], news: list[LedgerMe
         for tie_break, roots in previous._roots.items()
         if tie_break in store._orders and not previous._promoted[tie_break]
     }
+
+
+def _patch_arranged(store, previous, olds: list[LedgerMemory], news: list[LedgerMemory]) -> None:
+    """Patch each kept arrangement (``PreparedStore.arranged``) and its costs, as the orders.
+
+    A competitor is moved as in the selection order (the competitors are a part of it, in
+    its order); any other edited memory keeps its place among the others, by id. Each move
+    is replayed on the lists of costs, with the edited memory's new cost.
+    """
+    store._arranged = {}
+    moves: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
+    recategorised = any(old.category != new.category for old, new in zip(olds, news, strict=True))
+    for (kind, tie_break), (competitors, resting, categories) in previous._arranged.items():
+        if tie_break not in store._orders or (kind == "headers" and tie_break not in store._roots):
+            continue  # made again when asked for
+        key = partial(selection_key, tie_break=tie_break)
+        competing = store._roots[tie_break] if kind == "headers" else None
+        competitors, resting = list(competitors), list(resting)
+        steps = moves[kind, tie_break] = []
+        for old, new in zip(olds, news, strict=True):
+            if ineligible_reason(new, store.now_ms) is None and (
+                competing is None or new.id in competing
+            ):
+                at = bisect_left(competitors, key(old), key=key)
+                del competitors[at]
+                to = bisect_left(competitors, key(new), key=key)
+                competitors.insert(to, new)
+                steps.append((at, to, new.id))
+            else:
+                at = bisect_left(resting, new.id, key=attrgetter("id"))
+                resting[at] = new
+                steps.append((-1, at, new.id))
+        if kind == "plugin":  # the same lists as the store's own: share them
+            competitors, resting = store._orders[tie_break], store.ineligible
+        if recategorised:
+            categories = sorted({memory.category for memory in competitors})
+        store._arranged[kind, tie_break] = (competitors, resting, categories)
+    store._arranged_costs = {}
+    for (counter_id, mode, tie_break), (
+        counter,
+        competing,
+        rest,
+    ) in previous._arranged_costs.items():
+        steps = moves.get(("headers" if mode == "headers" else "plugin", tie_break))
+        if steps is None:
+            continue
+        costs = store._costs[counter_id, mode][1]
+        competing, rest = list(competing), list(rest)
+        for at, to, memory_id in steps:
+            if at < 0:
+                rest[to] = costs[memory_id]
+            else:
+                del competing[at]
+                competing.insert(to, costs[memory_id])
+        store._arranged_costs[counter_id, mode, tie_break] = (counter, competing, rest)
 
 
 def _forget_orders(store) -> None:

@@ -64,6 +64,10 @@ class PreparedStore:
         self._roots: dict[TieBreak, set[int]] = {}
         self._promoted: dict[TieBreak, bool] = {}  # a ring of headers had one promoted
         self._costs: dict[tuple[int, Mode], tuple[TokenCounter, dict[int, int]]] = {}
+        # By ("plugin" or "headers", tie-break): competitors, the others by id, categories.
+        self._arranged: dict[tuple[str, TieBreak], Arrangement] = {}
+        # By (counter identity, mode, tie-break): the counter, the costs of both lists.
+        self._arranged_costs: dict[tuple, tuple[TokenCounter, list[int], list[int]]] = {}
 
     def lines(self, mode: Mode) -> list[str]:
         """Return each memory's counted line (with its ``\\n``) in that mode, in the order given.
@@ -150,6 +154,44 @@ class PreparedStore:
             self._promoted[tie_break] = len(roots) != plain
         return roots
 
+    def arranged(self, mode: Mode, tie_break: TieBreak) -> "Arrangement":
+        """Return the competitors in selection order, the other memories by id, and the
+        competitors' categories, sorted (made once).
+
+        In headers mode only top-level memories compete (``roots``); in the other modes
+        every candidate does and the ineligible memories rest.
+        """
+        kind = "headers" if mode == "headers" else "plugin"
+        arranged = self._arranged.get((kind, tie_break))
+        if arranged is None:
+            selection = self.selection(tie_break)
+            if kind == "headers":
+                roots = self.roots(tie_break)
+                competitors = [memory for memory in selection if memory.id in roots]
+                resting_ids = [memory.id for memory in selection if memory.id not in roots]
+                resting_ids += [memory.id for memory in self.ineligible]
+                resting_ids.sort()  # ids are unique: the same order as sorting the memories
+                resting = list(map(self.by_id.__getitem__, resting_ids))
+            else:
+                competitors, resting = selection, self.ineligible
+            categories = sorted({memory.category for memory in competitors})
+            arranged = self._arranged[kind, tie_break] = (competitors, resting, categories)
+        return arranged
+
+    def arranged_costs(
+        self, counter: TokenCounter, mode: Mode, tie_break: TieBreak
+    ) -> tuple[list[int], list[int]]:
+        """Return the line costs of ``arranged``'s competitors and of its other memories."""
+        known = self._arranged_costs.get((id(counter), mode, tie_break))
+        if known is not None:
+            return known[1], known[2]
+        costs = self.costs(counter, mode)
+        competitors, resting, _ = self.arranged(mode, tie_break)
+        competing = [costs[memory.id] for memory in competitors]
+        rest = [costs[memory.id] for memory in resting]
+        self._arranged_costs[id(counter), mode, tie_break] = (counter, competing, rest)
+        return competing, rest
+
     def edited(
         self,
         memories: Iterable[LedgerMemory],
@@ -166,6 +208,9 @@ class PreparedStore:
         memories, composites = list(memories), list(composites)
         store = patched(self, memories, composites, now_ms)
         return store if store is not None else PreparedStore(memories, composites, now_ms=now_ms)
+
+
+Arrangement = tuple[list[LedgerMemory], list[LedgerMemory], list[str]]
 
 
 def _index_by_id(memories: list[LedgerMemory]) -> dict[int, LedgerMemory]:
