@@ -201,3 +201,34 @@ def test_an_edit_reads_only_the_edited_row_again():
     assert after.kept[10].importance == 90
     assert all(after.kept[at] is before.kept[at] for at in range(49) if at != 10)
     assert before.kept[0].importance == 50  # the reader's default, applied once
+
+
+@settings(max_examples=100, deadline=None)
+@given(stores(), st.sampled_from([0, 1]))
+def test_a_store_sharing_another_modes_lines_has_the_lines_it_would_render(store, later):
+    """Lines taken from another mode's store are the lines the store renders on its own."""
+    memories, composites = store
+    reads = read_for_modes(
+        memories,
+        composites,
+        modes=("plugin", "headers", "pack"),
+        now_ms=NOW + later,
+        pack_categories=("PROJECT_RULES", "alpha"),
+    )
+    for read in reads.values():
+        alone = PreparedStore(read.store.memories, composites, now_ms=NOW + later)
+        assert read.store.texts() == alone.texts()
+        for mode in ("plugin", "headers"):
+            assert read.store.lines(mode) == alone.lines(mode)
+
+
+def test_the_headers_store_keeps_the_plugin_stores_lines_not_copies():
+    """The reader fills in a default importance: two stores, one set of line strings."""
+    memories = [
+        LedgerMemory(i, "PROJECT_RULES", f"fact {i} é", "active", None, None, None, i, None, 1)
+        for i in range(1, 20)
+    ]
+    reads = read_for_modes(memories, [], modes=("plugin", "headers"), now_ms=NOW)
+    plugin, headers = reads["plugin"].store, reads["headers"].store
+    assert plugin is not headers
+    assert all(a is b for a, b in zip(plugin.lines("plugin"), headers.lines("plugin"), strict=True))

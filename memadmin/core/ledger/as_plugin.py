@@ -135,6 +135,9 @@ def read_for_modes(
                 if hint is not None
                 else PreparedStore(rows, composites, now_ms=now_ms)
             )
+            for read in reads.values():
+                store.share_lines(read.store)  # the same texts, kept once
+                break
         reads[mode] = ReadStore(
             mode, store, tuple(dropped), priority, workspace, foreign_rows, row_read
         )

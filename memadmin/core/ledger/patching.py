@@ -100,6 +100,7 @@ def patched(
     store.details = previous.details
     store._suffixes = previous._suffixes
     store._promoted = dict(previous._promoted)
+    store._donor = None  # its lines are the previous store's
     _patch_lines(store, previous, positions, news)
     _patch_orders(store, previous, olds, news)
     _patch_costs(store, previous, news)

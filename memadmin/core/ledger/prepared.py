@@ -59,6 +59,7 @@ class PreparedStore:
         )
         self._suffixes = {head: details_suffix(ids) for head, ids in self.details.items() if ids}
         self._lines: dict[Mode, list[str]] = {}
+        self._donor: PreparedStore | None = None  # a store of the same project (share_lines)
         self._headers: dict[int, str] | None = None
         self._orders: dict[TieBreak, list[LedgerMemory]] = {}
         self._roots: dict[TieBreak, set[int]] = {}
@@ -83,7 +84,7 @@ class PreparedStore:
                     for memory_id, line in zip(self._ids(), self.lines("plugin"), strict=True)
                 ]
             else:
-                lines = self._lines.get("plugin") or counted_lines(self.memories, {})
+                lines = self._lines.get("plugin") or self._rendered(self.memories, {})
             self._lines[mode] = lines
         return lines
 
@@ -132,9 +133,44 @@ class PreparedStore:
         """Return the counted line of each header with eligible details, by id."""
         if self._headers is None:
             heads = list(self._suffixes)
-            lines = counted_lines(map(self.by_id.__getitem__, heads), self._suffixes)
+            lines = self._rendered(list(map(self.by_id.__getitem__, heads)), self._suffixes)
             self._headers = dict(zip(heads, lines, strict=True))
         return self._headers
+
+    def share_lines(self, donor: "PreparedStore") -> None:
+        """Take the lines of ``donor`` (another read of the same memories) wherever they match.
+
+        Another mode's read of a project holds mostly the same memories (the reader only
+        fills in defaults), so its lines are the same texts: the same string objects are
+        kept once, not twice. A line is taken only where the memory's id, content, source
+        and suffix are the donor's.
+        """
+        if donor is not self and not self._lines and self._headers is None:
+            self._donor = donor
+
+    def _rendered(self, memories: list[LedgerMemory], suffixes: dict[int, str]) -> list[str]:
+        """Return ``counted_lines(memories, suffixes)``, with the donor's lines where equal."""
+        donor = self._donor
+        if donor is None:
+            return counted_lines(memories, suffixes)
+        if suffixes:
+            known, known_suffixes = donor._header_lines(), donor._suffixes
+        else:
+            known, known_suffixes = dict(zip(donor._ids(), donor.lines("plugin"), strict=True)), {}
+        theirs = donor.by_id
+        lines = []
+        for memory in memories:
+            line = known.get(memory.id)
+            other = theirs.get(memory.id) if line is not None else None
+            if (
+                other is None
+                or other.content != memory.content
+                or other.source_name != memory.source_name
+                or suffixes.get(memory.id) != known_suffixes.get(memory.id)
+            ):
+                line = counted_lines((memory,), suffixes)[0]
+            lines.append(line)
+        return lines
 
     def selection(self, tie_break: TieBreak) -> list[LedgerMemory]:
         """Return the candidates in selection order."""
