@@ -15,7 +15,8 @@ from bisect import bisect_left
 from collections.abc import Collection
 from dataclasses import dataclass
 from functools import partial
-from operator import attrgetter
+from itertools import compress
+from operator import attrgetter, is_not
 from typing import TYPE_CHECKING
 
 from .model import LedgerComposite, LedgerMemory
@@ -43,11 +44,9 @@ def edited_positions(old: list[LedgerMemory], new: list[LedgerMemory]) -> list[i
     """Return the positions where the memories differ (same id at each), None if ids moved."""
     if len(old) != len(new):
         return None
-    positions = [
-        at
-        for at, (before, after) in enumerate(zip(old, new, strict=True))
-        if before is not after and before != after
-    ]
+    # Positions holding another object, found in C (most are the very same), then compared.
+    moved = compress(range(len(old)), map(is_not, old, new))
+    positions = [at for at in moved if old[at] != new[at]]
     if len(positions) > PATCH_MOST:
         return None
     if any(old[at].id != new[at].id for at in positions):
@@ -88,9 +87,15 @@ def patched(
     by_id.update((memory.id, memory) for memory in news)
     store.by_id = by_id
     store.index = previous.index
-    swap = {id(old): new for old, new in zip(olds, news, strict=True)}
-    store.candidates = [swap.get(id(memory), memory) for memory in previous.candidates]
-    store.ineligible = [swap.get(id(memory), memory) for memory in previous.ineligible]
+    store.candidates = list(previous.candidates)
+    store.ineligible = list(previous.ineligible)
+    resting = len(previous.ineligible)
+    for at, old, new in zip(positions, olds, news, strict=True):
+        if ineligible_reason(old, now_ms) is None:
+            # Candidates keep the memories' order: old is at ``at`` less the ineligible before.
+            store.candidates[store.candidates.index(old, max(0, at - resting), at + 1)] = new
+        else:
+            store.ineligible[bisect_left(store.ineligible, old.id, key=attrgetter("id"))] = new
     reasons = dict(previous.reasons)
     for memory in news:
         reason = ineligible_reason(memory, now_ms)
