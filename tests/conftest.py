@@ -29,15 +29,20 @@ hypothesis_settings.load_profile("memadmin")
 
 @pytest.fixture(autouse=True)
 def _no_prepared_store_kept():
-    """Forget the ledger's prepared projects and the maps after each test (ids come again)."""
+    """Forget the ledger's prepared projects, the maps and the stale headers after each test.
+
+    Rolled-back tests give the same ids and markers again to other rows.
+    """
     yield
     from django.core.cache import cache
 
     from memadmin.headermap.selectors import forget_maps
+    from memadmin.headermap.stale_count import forget_stale_heads
     from memadmin.ledger.prepared_cache import forget_prepared
 
     forget_prepared()
     forget_maps()
+    forget_stale_heads()
     cache.clear()  # the stale headers kept by the store's fingerprint, which comes again
 
 
