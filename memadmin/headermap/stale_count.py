@@ -13,7 +13,8 @@ those again:
 - the composites with a newer version (made, retitled, repointed, deleted), with every
   head they ever had, and the composites whose members have a newer version (joined, left,
   moved, deleted with their memory), with their heads;
-- the headers marked synced since the last event (`header_synced`).
+- the memories and composites named by the audit events since the last one (a header
+  marked synced, and any audited write whose version id is below one already seen).
 
 A header's staleness depends on nothing else (its status, sync and creation, its
 composites' stamps and members, its deleted composites' history rows), so the patched set
@@ -25,6 +26,7 @@ import threading
 
 from django.db.models import (
     BigIntegerField,
+    Case,
     Exists,
     F,
     IntegerField,
@@ -32,6 +34,7 @@ from django.db.models import (
     QuerySet,
     Subquery,
     Value,
+    When,
 )
 from django.db.models.functions import Cast, Coalesce
 
@@ -45,6 +48,7 @@ from .stale_membership import MEMBERS_CHANGED, deleted_composites, with_membersh
 
 PATCH_LIMIT = 1000  # new versions and events looked through; beyond that, count whole
 HEADS_LIMIT = 2000  # headers checked again one by one; beyond that, count whole
+MEMORY_COMPOSITE = ("memory", "composite")  # the audit events' object types read here
 
 
 def first_made(head: str) -> Subquery:
@@ -149,7 +153,7 @@ def _patched(stale: frozenset[int], before: Markers) -> frozenset[int] | None:
     found = list(_union(flagged))
     if len(found) > HEADS_LIMIT:
         return None
-    touched_ids = {head for head, _ in found}
+    touched_ids = {head for head, _ in found if head is not None}
     stale_now = {head for head, flag in found if flag}
     return frozenset((stale - touched_ids) | stale_now)
 
@@ -160,21 +164,38 @@ def _union(parts: list[QuerySet]) -> QuerySet:
 
 
 def _touched_parts(before: Markers) -> list[tuple[QuerySet, str]]:
-    """Return the rows naming every header the writes after `before` can have touched."""
+    """Return the rows naming every header the writes after `before` can have touched.
+
+    The memories and composites named by the new audit events count as well as those with
+    newer versions: on PostgreSQL a write can take a version id below one already seen and
+    commit after it, but its event comes after the store version it waited for.
+    """
     _, last_event, memory_version, composite_version, member_version = before
+    # Found by their ids alone (not by the index on the object's type and id, which would
+    # walk every memory's events): each names a memory, a composite, or nothing here (NULL).
+    events = AuditEvent.objects.filter(id__gt=last_event)
+    named = {
+        kind: events.annotate(
+            named=Case(
+                When(object_type=kind, then=Cast("object_id", BigIntegerField())),
+                default=None,
+                output_field=BigIntegerField(),
+            )
+        )
+        for kind in MEMORY_COMPOSITE
+    }
     edited = Memory.history.filter(history_id__gt=memory_version).values("id")
     written = Composite.history.filter(history_id__gt=composite_version).values("id")
     moved = CompositeMember.history.filter(history_id__gt=member_version).values("id")
     in_moved = CompositeMember.history.filter(id__in=moved).values("composite_id")
-    synced = AuditEvent.objects.filter(
-        id__gt=last_event, object_type="memory", action="header_synced"
-    ).annotate(header=Cast("object_id", BigIntegerField()))
     heads = Exists(Composite.objects.filter(head=OuterRef("id")))
     return [
         # A memory heading nothing now is no header (one that stopped is in `written`).
         (Memory.history.filter(history_id__gt=memory_version).filter(heads), "id"),
+        (named["memory"], "named"),  # a header edited, or marked synced
         (Composite.objects.filter(members__member__in=edited), "head_id"),
+        (Composite.objects.filter(members__member__in=named["memory"].values("named")), "head_id"),
         (Composite.history.filter(id__in=written), "head_id"),
+        (Composite.history.filter(id__in=named["composite"].values("named")), "head_id"),
         (Composite.objects.filter(pk__in=in_moved), "head_id"),
-        (synced, "header"),
     ]
