@@ -29,17 +29,23 @@ hypothesis_settings.load_profile("memadmin")
 
 @pytest.fixture(autouse=True)
 def _no_prepared_store_kept():
-    """Forget the prepared projects, maps and kept searches after each test (ids come again)."""
+    """Forget the ledger's prepared projects, the maps, the stale headers and the kept
+    searches after each test.
+
+    Rolled-back tests give the same ids and markers again to other rows.
+    """
     yield
     from django.core.cache import cache
 
     from memadmin.headermap.selectors import forget_maps
+    from memadmin.headermap.stale_count import forget_stale_heads
     from memadmin.ledger.prepared_cache import forget_prepared
     from memadmin.memories.search_cache import forget_searches
 
     forget_prepared()
     forget_maps()
     forget_searches()
+    forget_stale_heads()
     cache.clear()  # the stale headers kept by the store's fingerprint, which comes again
 
 

@@ -10,6 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memadmin.composites.services import composite_create
+from memadmin.headermap.stale_selectors import count_stale_headers, stale_header_count
 from memadmin.memories.services import memory_create, memory_update
 
 pytestmark = pytest.mark.django_db
@@ -75,3 +76,26 @@ def test_query_counts_do_not_grow_with_the_store(role, project, client_as):
     large = counts(client, urls)
     assert large == small
     assert max(large.values()) <= MOST, large
+
+
+def test_the_stale_count_after_a_write_costs_the_same_queries_at_any_size(project):
+    """The navigation's stale count right after an edit: two queries with 6 memories or 60.
+
+    The markers; the headers the edit touched (the hub is a detail of every composite) with
+    those of them stale now. No walk over the whole store.
+    """
+    hub = memory_create(project=project, category="OPS_RULES", content="Deploy hub.", actor="agent")
+    grow(project, hub, 6, 0)
+
+    def after_a_write(importance: int) -> tuple[int, int]:
+        stale_header_count()
+        memory_update(memory=hub, actor="agent", importance=importance)
+        with CaptureQueriesContext(connection) as captured:
+            count = stale_header_count()
+        assert count == count_stale_headers()
+        return count, len(captured)
+
+    small = after_a_write(60)
+    grow(project, hub, 54, 6)
+    large = after_a_write(70)
+    assert small == (2, 2) and large == (20, 2)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Exists, F, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models import F, IntegerField, QuerySet
 from django.db.models.functions import Coalesce
 
 from memadmin.composites.models import Composite, CompositeMember
@@ -28,19 +28,16 @@ from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 
 from .models import HeaderSync
+from .stale_count import first_made, kept_stale_heads, since, stale_head_ids
 from .stale_membership import (
     LIVE,
-    MEMBERS_CHANGED,
     MembershipChange,
     changed_composites,
-    deleted_composites,
     membership_change,
     membership_events,
-    with_membership_stamps,
 )
 
 COMPARED_FIELDS = ("category", "status", "importance")
-COUNT_CACHE_KEY = "memadmin:stale-header-count"
 IDS_CACHE_KEY = "memadmin:stale-header-ids"
 ORDER_CACHE_KEY = "memadmin:stale-header-order"
 
@@ -108,59 +105,19 @@ class StaleHeader:
         return hashlib.sha256(json.dumps(shown).encode()).hexdigest()[:32]
 
 
-def _first_made(head: str) -> Subquery:
-    """Return the earliest `made_at` of the composites headed by the memory at `head`."""
-    made = Composite.objects.filter(head=OuterRef(head)).order_by("made_at").values("made_at")
-    return Subquery(made[:1], output_field=IntegerField())
-
-
-def _since(head: str) -> Coalesce:
-    """Return the time a header's details are compared with: its sync, else its first making.
-
-    `head` is the path to the header from the rows filtered ("head", "composite__head").
-    """
-    return Coalesce(
-        F(f"{head}__header_sync__synced_at"),
-        _first_made(head),
-        F(f"{head}__created_at"),
-        output_field=IntegerField(),
-    )
-
-
 def _stale_members(project: Project | None = None) -> QuerySet[CompositeMember]:
     """Return the membership rows whose memory changed after its header's sync."""
     members = CompositeMember.objects.filter(composite__head__status__in=LIVE).alias(
-        since=_since("composite__head")
+        since=since("composite__head")
     )
     if project is not None:
         members = members.filter(composite__project=project)
     return members.filter(member__updated_at__gt=F("since")).order_by()
 
 
-def _stale_head_ids(project: Project | None = None) -> QuerySet:
-    """Return the stale headers' ids as one query (duplicates removed by its UNION).
-
-    It walks the composites, not the members: per composite it checks the membership stamp,
-    then looks for one changed detail (stopping at the first) through the index on
-    (composite, member), and it adds the heads of composites deleted since the sync.
-    """
-    changed_detail = CompositeMember.objects.filter(
-        composite=OuterRef("pk"), member__updated_at__gt=OuterRef("since")
-    )
-    stale = (
-        with_membership_stamps(Composite.objects.all(), project)
-        .alias(since=_since("head"))
-        .filter(MEMBERS_CHANGED | Exists(changed_detail))
-        .values_list("head_id", flat=True)
-    )
-    deleted = deleted_composites(project).values_list("head_id", flat=True)
-    # A union takes the first model's default ordering, which names columns it lacks.
-    return stale.union(deleted).order_by()
-
-
 def count_stale_headers() -> int:
-    """Return how many headers are stale, across every project (one query)."""
-    return _stale_head_ids().count()
+    """Return how many headers are stale, across every project, counted afresh (one query)."""
+    return stale_head_ids().count()
 
 
 def store_fingerprint() -> tuple:
@@ -187,16 +144,11 @@ def store_fingerprint() -> tuple:
 def stale_header_count() -> int:
     """Return how many headers are stale, across every project, for the navigation.
 
-    One cheap query while nothing changed: the count is kept in the cache with the store's
-    fingerprint, and counted again (one more query) only when the fingerprint moved.
+    One query while nothing changed; after a few writes, three, whatever the store's size:
+    the process keeps the stale headers and checks again only those the writes touched
+    (`stale_count.kept_stale_heads`).
     """
-    fingerprint = store_fingerprint()
-    cached = cache.get(COUNT_CACHE_KEY)
-    if cached is not None and cached[0] == fingerprint:
-        return cached[1]
-    count = count_stale_headers()
-    cache.set(COUNT_CACHE_KEY, (fingerprint, count), timeout=None)
-    return count
+    return len(kept_stale_heads())
 
 
 def stale_header_ids(project: Project | None = None) -> list[int]:
@@ -210,7 +162,7 @@ def stale_header_ids(project: Project | None = None) -> list[int]:
     cached = cache.get(key)
     if cached is not None and cached[0] == fingerprint:
         return cached[1]
-    ids = sorted(_stale_head_ids(project))
+    ids = sorted(stale_head_ids(project))
     cache.set(key, (fingerprint, ids), timeout=None)
     return ids
 
@@ -241,7 +193,7 @@ def stale_order(project: Project | None = None) -> list[int]:
 def _since_of_row() -> Coalesce:
     return Coalesce(
         F("header_sync__synced_at"),
-        _first_made("pk"),
+        first_made("pk"),
         F("created_at"),
         output_field=IntegerField(),
     )
@@ -267,7 +219,7 @@ def stale_headers(
         return []
     headers = (
         Memory.objects.select_related("project", "header_sync")
-        .annotate(first_made=_first_made("pk"))
+        .annotate(first_made=first_made("pk"))
         .in_bulk(heads)
     )
     changed = {detail for _, detail in pairs}

@@ -85,11 +85,64 @@ def display_ids(rows: Sequence[tuple[int, int | None]]) -> tuple[dict[int, int],
 
 
 def memory_rows(project: Project, pks: Sequence[int] | None = None) -> list[tuple]:
-    """Return the project's memory rows (MEMORY_FIELDS), all of them or those of `pks`."""
+    """Return the project's memory rows (MEMORY_FIELDS), all of them or those of `pks`.
+
+    The database hands out a new string for every value; a category, a status, a scope, a
+    source type and a verification status are each kept once (a process keeps a project's
+    rows: at 98,000 memories that is some 30 MB less).
+    """
     memories = Memory.objects.filter(project=project)
     if pks is not None:
         memories = memories.filter(pk__in=pks)
-    return list(memories.order_by().values_list(*MEMORY_FIELDS).iterator(chunk_size=FETCH_CHUNK))
+    rows = memories.order_by().values_list(*MEMORY_FIELDS).iterator(chunk_size=FETCH_CHUNK)
+    if len(_shared_words) > SHARED_WORDS_LIMIT:
+        _shared_words.clear()
+    once = _shared_words.setdefault
+    return [
+        (
+            pk,
+            up,
+            once(cat, cat),
+            text,
+            once(st, st),
+            imp,
+            exp,
+            sup,
+            seen,
+            ver,
+            upd,
+            once(sc, sc),
+            once(src, src),
+            once(vs, vs),
+            share,
+            first,
+            made,
+        )
+        for (
+            pk,
+            up,
+            cat,
+            text,
+            st,
+            imp,
+            exp,
+            sup,
+            seen,
+            ver,
+            upd,
+            sc,
+            src,
+            vs,
+            share,
+            first,
+            made,
+        ) in rows
+    ]
+
+
+# The words memory rows repeat (categories, statuses, scopes...), each kept once per process.
+SHARED_WORDS_LIMIT = 10_000
+_shared_words: dict = {}
 
 
 def composite_rows(project: Project) -> tuple[list[tuple], list[tuple]]:

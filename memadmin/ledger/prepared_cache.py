@@ -226,6 +226,8 @@ def _brought_up_to_date(
     else:
         inputs = _edited_inputs(entry, changed, fresh, project.identity)
         prepared = _prepare(project, markers, now_ms, rows, entry.composites, entry.members, inputs)
+        if inputs is not None:  # the same memories under the same ids, in the same places
+            prepared.positions = entry.positions
     # What each mode read and counted before: patched rather than made again.
     prepared.hints = entry.reads or entry.hints
     prepared.counters = entry.counters

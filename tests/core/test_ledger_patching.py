@@ -3,7 +3,15 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memadmin.core.ledger import LedgerMemory, PreparedStore, assemble_prepared
+from memadmin.core.ledger import (
+    LedgerMemory,
+    PreparedStore,
+    assemble_prepared,
+    assemble_read,
+    read_for_modes,
+)
+from memadmin.core.ledger.patching import read_rows_again
+from memadmin.core.ledger.reader import CATEGORY_PRIORITY, read_rows_at
 
 from .test_ledger_properties import COUNTERS, NOW, categories, stores, texts, times
 
@@ -44,6 +52,17 @@ def _state(store: PreparedStore) -> dict:
         "lines": {mode: store.lines(mode) for mode in ("plugin", "headers")},
         "orders": {tie: store.selection(tie) for tie in ("recent", "id")},
         "roots": {tie: store.roots(tie) for tie in ("recent", "id")},
+        "arranged": {
+            (mode, tie): store.arranged(mode, tie)
+            for mode in ("plugin", "headers")
+            for tie in ("recent", "id")
+        },
+        "arranged costs": {
+            (mode, tie): store.arranged_costs(counter, mode, tie)
+            for mode in ("plugin", "headers")
+            for tie in ("recent", "id")
+            for counter in COUNTERS
+        },
         "texts": store.texts(),
     }
 
@@ -90,3 +109,126 @@ def test_an_importance_edit_is_patched_not_prepared_anew():
     assert after.index is before.index
     assert after.selection("recent")[0].id == 11
     assert after.selection("recent") == PreparedStore(edited, [], now_ms=NOW).selection("recent")
+
+
+# Edits that change what the plugin's reader makes of a row: drops, defaults, liveness.
+READER_EDITS = st.fixed_dictionaries(
+    {},
+    optional={
+        "content": texts,
+        "category": categories,
+        "status": st.sampled_from(["active", "permanent", "archived", "deleted"]),
+        "importance": st.none() | st.sampled_from([1, 50, 80, "high"]),
+        "scope": st.sampled_from([None, "project", "galaxy"]),
+        "source_type": st.sampled_from([None, "historian", "agent"]),
+        "last_seen_at": times,
+        "expires_at": st.none() | st.sampled_from([NOW - 1, NOW + 1, NOW + 5]),
+        "unread": st.sampled_from([(), (("seen_count", None),)]),
+    },
+)
+
+
+def _edited(memories, edits):
+    edited = list(memories)
+    for at, fields in edits:
+        if edited:
+            position = at % len(edited)
+            edited[position] = edited[position]._replace(**fields)
+    return edited
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    stores(),
+    st.lists(st.tuples(st.integers(min_value=0, max_value=30), READER_EDITS), max_size=4),
+    st.sampled_from([0, 1, 3]),
+    st.booleans(),
+)
+def test_a_reader_pass_patched_for_edits_is_the_pass_read_anew(store, edits, later, pack):
+    """Kept rows, dropped rows and their positions: the same as reading every row again."""
+    memories, _ = store
+    categories = ("OPS_RULES", "PROJECT_RULES", "alpha") if pack else CATEGORY_PRIORITY
+    options = {"categories": categories, "pack": pack}
+    before = read_rows_again(None, memories, now_ms=NOW, **options)
+    edited = _edited(memories, edits)
+    now = NOW + later
+    again = read_rows_again(before, edited, now_ms=now, **options)
+    kept, dropped, skipped = read_rows_at(edited, now_ms=now, **options)
+    assert (again.kept, list(again.dropped), again.skipped) == (kept, dropped, skipped)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    stores(),
+    st.lists(st.tuples(st.integers(min_value=0, max_value=30), READER_EDITS), max_size=4),
+    st.sampled_from(COUNTERS),
+    st.sampled_from([0, 1, 3]),
+    st.integers(min_value=500, max_value=1500),
+)
+def test_reads_patched_from_the_previous_ones_assemble_as_fresh_reads(
+    store, edits, counter, later, budget
+):
+    """Each mode read with the previous reads given assembles as one read from scratch."""
+    memories, composites = store
+    modes = ("plugin", "headers", "pack")
+    options = {"modes": modes, "pack_categories": ("PROJECT_RULES", "alpha")}
+    previous = read_for_modes(memories, composites, now_ms=NOW, **options)
+    for read in previous.values():
+        _used(read.store, counter)
+    edited = _edited(memories, edits)
+    now = NOW + later
+    patched = read_for_modes(edited, composites, now_ms=now, previous=previous, **options)
+    fresh = read_for_modes(edited, composites, now_ms=now, **options)
+    for mode in modes:
+        assert patched[mode].dropped == fresh[mode].dropped
+        assert patched[mode].store.memories == fresh[mode].store.memories
+        for tie_break in ("recent", "id"):
+            assert assemble_read(
+                patched[mode], budget=budget, counter=counter, tie_break=tie_break
+            ) == assemble_read(fresh[mode], budget=budget, counter=counter, tie_break=tie_break)
+
+
+def test_an_edit_reads_only_the_edited_row_again():
+    """One importance edit: the other kept rows are the very objects read before."""
+    memories = [
+        LedgerMemory(i, "PROJECT_RULES", f"fact {i}", "active", None, None, None, i, None, 1)
+        for i in range(1, 50)
+    ]
+    before = read_rows_again(None, memories, categories=CATEGORY_PRIORITY, pack=False, now_ms=NOW)
+    edited = list(memories)
+    edited[10] = edited[10]._replace(importance=90)
+    after = read_rows_again(before, edited, categories=CATEGORY_PRIORITY, pack=False, now_ms=NOW)
+    assert after.kept[10].importance == 90
+    assert all(after.kept[at] is before.kept[at] for at in range(49) if at != 10)
+    assert before.kept[0].importance == 50  # the reader's default, applied once
+
+
+@settings(max_examples=100, deadline=None)
+@given(stores(), st.sampled_from([0, 1]))
+def test_a_store_sharing_another_modes_lines_has_the_lines_it_would_render(store, later):
+    """Lines taken from another mode's store are the lines the store renders on its own."""
+    memories, composites = store
+    reads = read_for_modes(
+        memories,
+        composites,
+        modes=("plugin", "headers", "pack"),
+        now_ms=NOW + later,
+        pack_categories=("PROJECT_RULES", "alpha"),
+    )
+    for read in reads.values():
+        alone = PreparedStore(read.store.memories, composites, now_ms=NOW + later)
+        assert read.store.texts() == alone.texts()
+        for mode in ("plugin", "headers"):
+            assert read.store.lines(mode) == alone.lines(mode)
+
+
+def test_the_headers_store_keeps_the_plugin_stores_lines_not_copies():
+    """The reader fills in a default importance: two stores, one set of line strings."""
+    memories = [
+        LedgerMemory(i, "PROJECT_RULES", f"fact {i} é", "active", None, None, None, i, None, 1)
+        for i in range(1, 20)
+    ]
+    reads = read_for_modes(memories, [], modes=("plugin", "headers"), now_ms=NOW)
+    plugin, headers = reads["plugin"].store, reads["headers"].store
+    assert plugin is not headers
+    assert all(a is b for a, b in zip(plugin.lines("plugin"), headers.lines("plugin"), strict=True))

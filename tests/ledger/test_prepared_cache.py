@@ -147,3 +147,17 @@ def test_after_edits_the_patched_previews_are_those_prepared_afresh(project, sop
         fresh = [preview(project, budget=budget) for budget in (500, 4000)]
         for one, other in zip(patched, fresh, strict=True):
             assert one.results == other.results
+
+
+def test_rows_keep_repeated_words_once_and_an_edited_entry_keeps_true_positions(project, sop):
+    """Four OPS_RULES memories, one category string; after an edit the positions still hold."""
+    entry = prepared_for(project, now_ms=NOW)
+    words = [row[2] for row in entry.rows.values() if row[2] == "OPS_RULES"]
+    assert len(words) == 4
+    assert len({id(word) for word in words}) == 1
+    memory_update(memory=sop["steps"][1], actor="agent", importance=12)
+    again = prepared_for(project, now_ms=NOW)
+    assert again is not entry
+    assert again.positions == {pk: at for at, pk in enumerate(again.rows)}
+    at = again.positions[sop["steps"][1].pk]
+    assert again.inputs.memories[at].importance == 12

@@ -24,6 +24,7 @@ from .model import (
     TieBreak,
     TokenCounter,
 )
+from .patching import RowRead, read_rows_again
 from .prepared import PreparedStore
 from .reader import CATEGORY_PRIORITY, PLUGIN_ASSUMED, DroppedRow, read_rows
 from .render import PRIORITY_CATEGORIES
@@ -40,6 +41,7 @@ class ReadStore:
     priority: tuple[str, ...]
     workspace: Workspace | None
     foreign: tuple[LedgerMemory, ...] = ()
+    row_read: RowRead | None = None  # the reader's pass, patched after an edit (not headers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,30 +102,44 @@ def read_for_modes(
         foreign = foreign_candidates(others, workspace, now_ms=now_ms)
     reads: dict[str, ReadStore] = {}
     for mode in modes:
-        rows, dropped, shared = memories, [], foreign
+        rows, dropped, shared = memories, (), foreign
         priority = PRIORITY_CATEGORIES
+        hint = previous.get(mode) if previous else None
+        row_read = None
         if mode != "headers":
             pack = mode == "pack"
             categories = tuple(pack_categories) if pack else CATEGORY_PRIORITY
-            rows, dropped = read_rows(memories, categories=categories, pack=pack, now_ms=now_ms)
+            row_read = read_rows_again(
+                hint.row_read if hint is not None else None,
+                memories,
+                categories=categories,
+                pack=pack,
+                now_ms=now_ms,
+            )
+            rows, dropped = row_read.kept, row_read.dropped
             shared, _ = read_rows(foreign, categories=categories, pack=pack)
             if pack:
                 priority = tuple(pack_categories)
-        own_ids = {memory.id for memory in rows}
-        rows = [*rows, *(memory for memory in shared if memory.id not in own_ids)]
+        foreign_rows: tuple[LedgerMemory, ...] = ()
+        if shared:
+            own_ids = {memory.id for memory in rows}
+            foreign_rows = tuple(memory for memory in shared if memory.id not in own_ids)
+            rows = [*rows, *foreign_rows]
         store = next(
             (read.store for read in reads.values() if _same_rows(read.store.memories, rows)),
             None,
         )
         if store is None:
-            hint = previous.get(mode) if previous else None
             store = (
                 hint.store.edited(rows, composites, now_ms=now_ms)
                 if hint is not None
                 else PreparedStore(rows, composites, now_ms=now_ms)
             )
+            for read in reads.values():
+                store.share_lines(read.store)  # the same texts, kept once
+                break
         reads[mode] = ReadStore(
-            mode, store, tuple(dropped), priority, workspace, tuple(rows[len(own_ids) :])
+            mode, store, tuple(dropped), priority, workspace, foreign_rows, row_read
         )
     return reads
 

@@ -21,7 +21,6 @@ this, is ``reader``'s and ``fidelity``'s business.
 
 from collections.abc import Iterable
 from functools import partial
-from operator import attrgetter
 
 from .coverage import coverage_of
 from .model import (
@@ -100,18 +99,8 @@ def assemble_prepared(
     is shared) admits in its three phases.
     """
     validate(budget, mode, tie_break)
-    selection = store.selection(tie_break)
-    if mode == "headers":
-        roots = store.roots(tie_break)
-        competitors = [memory for memory in selection if memory.id in roots]
-        resting = [memory for memory in selection if memory.id not in roots]
-        resting += store.ineligible
-        resting.sort(key=attrgetter("id"))
-    else:
-        competitors, resting = selection, store.ineligible
-    costs = store.costs(counter, mode)
-    competitor_costs = [costs[memory.id] for memory in competitors]
-    categories = sorted({memory.category for memory in competitors})
+    competitors, resting, categories = store.arranged(mode, tie_break)
+    competitor_costs, resting_costs = store.arranged_costs(counter, mode, tie_break)
     wrapper_tokens, *tag_counts = count_all(
         counter, [WRAPPER_TEXT, *map(category_tags_text, categories)]
     )
@@ -129,7 +118,7 @@ def assemble_prepared(
     coverage, reachable = coverage_of(mode, injected_ids, len(store.candidates), store.details)
     rows = LedgerRows(
         competitors + resting,
-        competitor_costs + [costs[memory.id] for memory in resting],
+        competitor_costs + resting_costs,
         competing=len(competitors),
         admission=admission,
         reasons=store.reasons,

@@ -12,10 +12,16 @@ attribute for attribute (``tests/core/test_ledger_patching.py``).
 """
 
 from bisect import bisect_left
+from collections.abc import Collection
+from dataclasses import dataclass
+from functools import partial
+from itertools import compress
+from operator import attrgetter, is_not
 from typing import TYPE_CHECKING
 
 from .model import LedgerComposite, LedgerMemory
 from .ordering import ineligible_reason, selection_key
+from .reader import DroppedRow, read_rows_at
 from .render import counted_lines
 
 if TYPE_CHECKING:
@@ -38,11 +44,9 @@ def edited_positions(old: list[LedgerMemory], new: list[LedgerMemory]) -> list[i
     """Return the positions where the memories differ (same id at each), None if ids moved."""
     if len(old) != len(new):
         return None
-    positions = [
-        at
-        for at, (before, after) in enumerate(zip(old, new, strict=True))
-        if before is not after and before != after
-    ]
+    # Positions holding another object, found in C (most are the very same), then compared.
+    moved = compress(range(len(old)), map(is_not, old, new))
+    positions = [at for at in moved if old[at] != new[at]]
     if len(positions) > PATCH_MOST:
         return None
     if any(old[at].id != new[at].id for at in positions):
@@ -83,9 +87,15 @@ def patched(
     by_id.update((memory.id, memory) for memory in news)
     store.by_id = by_id
     store.index = previous.index
-    swap = {id(old): new for old, new in zip(olds, news, strict=True)}
-    store.candidates = [swap.get(id(memory), memory) for memory in previous.candidates]
-    store.ineligible = [swap.get(id(memory), memory) for memory in previous.ineligible]
+    store.candidates = list(previous.candidates)
+    store.ineligible = list(previous.ineligible)
+    resting = len(previous.ineligible)
+    for at, old, new in zip(positions, olds, news, strict=True):
+        if ineligible_reason(old, now_ms) is None:
+            # Candidates keep the memories' order: old is at ``at`` less the ineligible before.
+            store.candidates[store.candidates.index(old, max(0, at - resting), at + 1)] = new
+        else:
+            store.ineligible[bisect_left(store.ineligible, old.id, key=attrgetter("id"))] = new
     reasons = dict(previous.reasons)
     for memory in news:
         reason = ineligible_reason(memory, now_ms)
@@ -95,9 +105,11 @@ def patched(
     store.details = previous.details
     store._suffixes = previous._suffixes
     store._promoted = dict(previous._promoted)
+    store._donor = None  # its lines are the previous store's
     _patch_lines(store, previous, positions, news)
     _patch_orders(store, previous, olds, news)
     _patch_costs(store, previous, news)
+    _patch_arranged(store, previous, olds, news)
     return store
 
 
@@ -144,6 +156,61 @@ def _patch_orders(store, previous, olds: list[LedgerMemory], news: list[LedgerMe
     }
 
 
+def _patch_arranged(store, previous, olds: list[LedgerMemory], news: list[LedgerMemory]) -> None:
+    """Patch each kept arrangement (``PreparedStore.arranged``) and its costs, as the orders.
+
+    A competitor is moved as in the selection order (the competitors are a part of it, in
+    its order); any other edited memory keeps its place among the others, by id. Each move
+    is replayed on the lists of costs, with the edited memory's new cost.
+    """
+    store._arranged = {}
+    moves: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
+    recategorised = any(old.category != new.category for old, new in zip(olds, news, strict=True))
+    for (kind, tie_break), (competitors, resting, categories) in previous._arranged.items():
+        if tie_break not in store._orders or (kind == "headers" and tie_break not in store._roots):
+            continue  # made again when asked for
+        key = partial(selection_key, tie_break=tie_break)
+        competing = store._roots[tie_break] if kind == "headers" else None
+        competitors, resting = list(competitors), list(resting)
+        steps = moves[kind, tie_break] = []
+        for old, new in zip(olds, news, strict=True):
+            if ineligible_reason(new, store.now_ms) is None and (
+                competing is None or new.id in competing
+            ):
+                at = bisect_left(competitors, key(old), key=key)
+                del competitors[at]
+                to = bisect_left(competitors, key(new), key=key)
+                competitors.insert(to, new)
+                steps.append((at, to, new.id))
+            else:
+                at = bisect_left(resting, new.id, key=attrgetter("id"))
+                resting[at] = new
+                steps.append((-1, at, new.id))
+        if kind == "plugin":  # the same lists as the store's own: share them
+            competitors, resting = store._orders[tie_break], store.ineligible
+        if recategorised:
+            categories = sorted({memory.category for memory in competitors})
+        store._arranged[kind, tie_break] = (competitors, resting, categories)
+    store._arranged_costs = {}
+    for (counter_id, mode, tie_break), (
+        counter,
+        competing,
+        rest,
+    ) in previous._arranged_costs.items():
+        steps = moves.get(("headers" if mode == "headers" else "plugin", tie_break))
+        if steps is None:
+            continue
+        costs = store._costs[counter_id, mode][1]
+        competing, rest = list(competing), list(rest)
+        for at, to, memory_id in steps:
+            if at < 0:
+                rest[to] = costs[memory_id]
+            else:
+                del competing[at]
+                competing.insert(to, costs[memory_id])
+        store._arranged_costs[counter_id, mode, tie_break] = (counter, competing, rest)
+
+
 def _forget_orders(store) -> None:
     store._orders = {}
     store._roots = {}
@@ -163,3 +230,92 @@ def _patch_costs(store, previous, news: list[LedgerMemory]) -> None:
         counts = count_many(lines) if count_many is not None else list(map(counter.count, lines))
         costs.update(zip((memory.id for memory in news), counts, strict=True))
         store._costs[counter_id, mode] = (counter, costs)
+
+
+@dataclass(frozen=True, slots=True)
+class RowRead:
+    """One pass of the plugin's row reader over a project's memories, kept to be patched.
+
+    ``kept`` and ``dropped`` are ``reader.read_rows``'s answer for ``inputs`` at ``now_ms``;
+    ``skipped`` the positions in ``inputs`` of the dropped rows; ``expiry`` the first expiry
+    ahead among the inputs, where a row may turn from live to expired (and be read anew).
+    """
+
+    inputs: list[LedgerMemory]
+    kept: list[LedgerMemory]
+    dropped: tuple[DroppedRow, ...]
+    skipped: list[int]
+    categories: tuple[str, ...]
+    pack: bool
+    now_ms: int
+    expiry: int | None
+
+
+def read_rows_again(
+    previous: RowRead | None,
+    memories: list[LedgerMemory],
+    *,
+    categories: Collection[str],
+    pack: bool,
+    now_ms: int,
+) -> RowRead:
+    """Return the reader's pass over these memories, patched from ``previous`` when it can be.
+
+    The same as reading every row again (``reader.read_rows``): only the edited memories are
+    read when the memories differ from ``previous.inputs`` at a few positions under the same
+    ids, each kept before and after, with the same categories and no expiry crossed.
+    """
+    categories = tuple(categories)
+    if previous is not None:
+        patched_read = _reread(previous, memories, categories, pack, now_ms)
+        if patched_read is not None:
+            return patched_read
+    kept, dropped, skipped = read_rows_at(memories, categories=categories, pack=pack, now_ms=now_ms)
+    return RowRead(
+        memories,
+        kept,
+        tuple(dropped),
+        skipped,
+        categories,
+        pack,
+        now_ms,
+        next_expiry(memories, now_ms),
+    )
+
+
+def _reread(
+    previous: RowRead,
+    memories: list[LedgerMemory],
+    categories: tuple[str, ...],
+    pack: bool,
+    now_ms: int,
+) -> RowRead | None:
+    if (previous.categories, previous.pack) != (categories, pack):
+        return None
+    if not previous.now_ms <= now_ms or (previous.expiry is not None and now_ms >= previous.expiry):
+        return None
+    positions = edited_positions(previous.inputs, memories)
+    if positions is None:
+        return None
+    kept = list(previous.kept) if positions else previous.kept
+    skipped = previous.skipped
+    for at in positions:
+        new = memories[at]
+        ahead = new.expires_at is not None and new.expires_at > now_ms
+        if ahead and (previous.expiry is None or new.expires_at < previous.expiry):
+            return None  # a new expiry ahead would come before the read's own
+        fresh, dropped, _ = read_rows_at([new], categories=categories, pack=pack, now_ms=now_ms)
+        before = bisect_left(skipped, at)
+        if dropped or (before < len(skipped) and skipped[before] == at):
+            return None  # dropped before or after: the dropped rows would change
+        kept[at - before] = fresh[0]
+    return RowRead(
+        memories,
+        kept,
+        previous.dropped,
+        skipped,
+        categories,
+        pack,
+        now_ms,
+        previous.expiry,
+    )

@@ -59,11 +59,16 @@ class PreparedStore:
         )
         self._suffixes = {head: details_suffix(ids) for head, ids in self.details.items() if ids}
         self._lines: dict[Mode, list[str]] = {}
+        self._donor: PreparedStore | None = None  # a store of the same project (share_lines)
         self._headers: dict[int, str] | None = None
         self._orders: dict[TieBreak, list[LedgerMemory]] = {}
         self._roots: dict[TieBreak, set[int]] = {}
         self._promoted: dict[TieBreak, bool] = {}  # a ring of headers had one promoted
         self._costs: dict[tuple[int, Mode], tuple[TokenCounter, dict[int, int]]] = {}
+        # By ("plugin" or "headers", tie-break): competitors, the others by id, categories.
+        self._arranged: dict[tuple[str, TieBreak], Arrangement] = {}
+        # By (counter identity, mode, tie-break): the counter, the costs of both lists.
+        self._arranged_costs: dict[tuple, tuple[TokenCounter, list[int], list[int]]] = {}
 
     def lines(self, mode: Mode) -> list[str]:
         """Return each memory's counted line (with its ``\\n``) in that mode, in the order given.
@@ -79,7 +84,7 @@ class PreparedStore:
                     for memory_id, line in zip(self._ids(), self.lines("plugin"), strict=True)
                 ]
             else:
-                lines = self._lines.get("plugin") or counted_lines(self.memories, {})
+                lines = self._lines.get("plugin") or self._rendered(self.memories, {})
             self._lines[mode] = lines
         return lines
 
@@ -128,9 +133,44 @@ class PreparedStore:
         """Return the counted line of each header with eligible details, by id."""
         if self._headers is None:
             heads = list(self._suffixes)
-            lines = counted_lines(map(self.by_id.__getitem__, heads), self._suffixes)
+            lines = self._rendered(list(map(self.by_id.__getitem__, heads)), self._suffixes)
             self._headers = dict(zip(heads, lines, strict=True))
         return self._headers
+
+    def share_lines(self, donor: "PreparedStore") -> None:
+        """Take the lines of ``donor`` (another read of the same memories) wherever they match.
+
+        Another mode's read of a project holds mostly the same memories (the reader only
+        fills in defaults), so its lines are the same texts: the same string objects are
+        kept once, not twice. A line is taken only where the memory's id, content, source
+        and suffix are the donor's.
+        """
+        if donor is not self and not self._lines and self._headers is None:
+            self._donor = donor
+
+    def _rendered(self, memories: list[LedgerMemory], suffixes: dict[int, str]) -> list[str]:
+        """Return ``counted_lines(memories, suffixes)``, with the donor's lines where equal."""
+        donor = self._donor
+        if donor is None:
+            return counted_lines(memories, suffixes)
+        if suffixes:
+            known, known_suffixes = donor._header_lines(), donor._suffixes
+        else:
+            known, known_suffixes = dict(zip(donor._ids(), donor.lines("plugin"), strict=True)), {}
+        theirs = donor.by_id
+        lines = []
+        for memory in memories:
+            line = known.get(memory.id)
+            other = theirs.get(memory.id) if line is not None else None
+            if (
+                other is None
+                or other.content != memory.content
+                or other.source_name != memory.source_name
+                or suffixes.get(memory.id) != known_suffixes.get(memory.id)
+            ):
+                line = counted_lines((memory,), suffixes)[0]
+            lines.append(line)
+        return lines
 
     def selection(self, tie_break: TieBreak) -> list[LedgerMemory]:
         """Return the candidates in selection order."""
@@ -150,6 +190,44 @@ class PreparedStore:
             self._promoted[tie_break] = len(roots) != plain
         return roots
 
+    def arranged(self, mode: Mode, tie_break: TieBreak) -> "Arrangement":
+        """Return the competitors in selection order, the other memories by id, and the
+        competitors' categories, sorted (made once).
+
+        In headers mode only top-level memories compete (``roots``); in the other modes
+        every candidate does and the ineligible memories rest.
+        """
+        kind = "headers" if mode == "headers" else "plugin"
+        arranged = self._arranged.get((kind, tie_break))
+        if arranged is None:
+            selection = self.selection(tie_break)
+            if kind == "headers":
+                roots = self.roots(tie_break)
+                competitors = [memory for memory in selection if memory.id in roots]
+                resting_ids = [memory.id for memory in selection if memory.id not in roots]
+                resting_ids += [memory.id for memory in self.ineligible]
+                resting_ids.sort()  # ids are unique: the same order as sorting the memories
+                resting = list(map(self.by_id.__getitem__, resting_ids))
+            else:
+                competitors, resting = selection, self.ineligible
+            categories = sorted({memory.category for memory in competitors})
+            arranged = self._arranged[kind, tie_break] = (competitors, resting, categories)
+        return arranged
+
+    def arranged_costs(
+        self, counter: TokenCounter, mode: Mode, tie_break: TieBreak
+    ) -> tuple[list[int], list[int]]:
+        """Return the line costs of ``arranged``'s competitors and of its other memories."""
+        known = self._arranged_costs.get((id(counter), mode, tie_break))
+        if known is not None:
+            return known[1], known[2]
+        costs = self.costs(counter, mode)
+        competitors, resting, _ = self.arranged(mode, tie_break)
+        competing = [costs[memory.id] for memory in competitors]
+        rest = [costs[memory.id] for memory in resting]
+        self._arranged_costs[id(counter), mode, tie_break] = (counter, competing, rest)
+        return competing, rest
+
     def edited(
         self,
         memories: Iterable[LedgerMemory],
@@ -166,6 +244,9 @@ class PreparedStore:
         memories, composites = list(memories), list(composites)
         store = patched(self, memories, composites, now_ms)
         return store if store is not None else PreparedStore(memories, composites, now_ms=now_ms)
+
+
+Arrangement = tuple[list[LedgerMemory], list[LedgerMemory], list[str]]
 
 
 def _index_by_id(memories: list[LedgerMemory]) -> dict[int, LedgerMemory]:

@@ -205,6 +205,22 @@ def read_rows(
     or permanent, not expired: the rows upstream's query asks for) are checked; the others
     are kept, to be accounted for as archived or expired, as they would be anyway.
     """
+    kept, dropped, _ = read_rows_at(memories, categories=categories, pack=pack, now_ms=now_ms)
+    return kept, dropped
+
+
+def read_rows_at(
+    memories: Iterable[LedgerMemory],
+    *,
+    categories: Collection[str] = CATEGORY_PRIORITY,
+    pack: bool = False,
+    now_ms: int | None = None,
+) -> tuple[list[LedgerMemory], list[DroppedRow], list[int]]:
+    """Return ``read_rows``'s rows kept and dropped, and the positions of the dropped ones.
+
+    The positions (in the order given, ascending) let a read be patched for a few edited
+    memories (``patching.reread``) without reading every row again.
+    """
     known = frozenset(categories)
     scopes = frozenset((*MEMORY_SCOPES, None))
     sources = frozenset(SOURCE_TYPES)
@@ -213,8 +229,9 @@ def read_rows(
     live = frozenset(("active", "permanent"))
     kept: list[LedgerMemory] = []
     dropped: list[DroppedRow] = []
+    skipped: list[int] = []
     append = kept.append
-    for memory in memories:
+    for position, memory in enumerate(memories):
         # The common row passes every check: tested inline first, explained only if not.
         if not (
             memory.category in known
@@ -239,11 +256,12 @@ def read_rows(
             problem = drop_reason(memory, known, pack=pack)
             if problem is not None:
                 dropped.append(problem)
+                skipped.append(position)
                 continue
         if memory.importance is None or memory.scope is None or memory.shareable is None:
             memory = _with_defaults(memory)
         append(memory)
-    return kept, dropped
+    return kept, dropped, skipped
 
 
 _INT_OR_NONE = frozenset((int, type(None)))
