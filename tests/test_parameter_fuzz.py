@@ -15,6 +15,10 @@ filled it in, as an admin (who may use every page), as a plain request and (outs
 as an htmx one. A POST runs in a transaction rolled back
 afterwards, so the objects the walk needs stay. The answer may refuse (400, 404, 409, a
 redirect), never fail (5xx).
+
+The walk first finds every request it will send (reading each page once), then sends them.
+It is one test in PARTS parts, each sending every PARTS-th group of that plan, so that
+`pytest -n 2` runs the parts side by side; the parts together send the whole plan.
 """
 
 import re
@@ -26,6 +30,7 @@ from django.test import Client
 from django.urls import resolve
 from django.urls.exceptions import Resolver404
 
+from memadmin.ledger.count_cache import forget_counts
 from tests.test_url_permissions import build_path, undone, url_patterns, world  # noqa: F401
 
 # The values of issue 12 and more of their kind: Unicode digits that str.isdigit() accepts and
@@ -160,13 +165,58 @@ def _path_variants(path: str) -> list[str]:
     return variants
 
 
+# The walk is cut into PARTS tests, so `pytest -n` runs them side by side. Each part builds
+# the same plan (every request the walk sends, found from the world before any is sent) and
+# sends every PARTS-th group of it; together the parts send the whole plan.
+PARTS = 4
+
+
+def _plan(world, client: Client) -> list[tuple[str, str, list[dict]]]:  # noqa: F811
+    """Return the walk's requests, grouped: (method, path, the data of each request).
+
+    The process's memory of token counts is emptied first: with it, the ledger's pages would
+    not write the counts the first test of a process writes, and the plan (the admin's token
+    count pages) would depend on which tests ran before.
+    """
+    forget_counts()
+    groups = []
+    seen: set[tuple[str, str]] = set()
+    for patterns, area, entry in url_patterns():
+        name = f"{area}:{entry.name}" if area else entry.name
+        if name in ("logout", "admin:logout"):
+            continue
+        path = build_path(patterns, area, entry, world)
+        for variant in _path_variants(path):
+            groups.append(("get", variant, [{}]))
+            groups.append(("post", variant, [{}]))
+        for method, target, fields, texts in _targets(path, client):
+            target_name = _name_of(target)
+            if target_name in ("logout", "admin:logout"):
+                continue
+            names = {*fields, *HIDDEN_PARAMETERS.get(target_name, ())} - NOT_PARAMETERS
+            for parameter in sorted(names):
+                # Each view's parameter once: its other pages parse it the same way.
+                if (method, target_name, parameter) in seen:
+                    continue
+                seen.add((method, target_name, parameter))
+                values = TEXT_VALUES if parameter in texts else BAD_VALUES
+                groups.append((method, target, [{**fields, parameter: value} for value in values]))
+        for parameter in HIDDEN_PARAMETERS.get(name, ()):
+            if ("post", name, parameter) in seen:
+                continue
+            seen.add(("post", name, parameter))
+            groups.append(("post", path, [{parameter: value} for value in BAD_VALUES]))
+    return groups
+
+
 @pytest.mark.timeout(1800)
-def test_no_malformed_parameter_gives_a_server_error(world, client_as):  # noqa: F811
+@pytest.mark.parametrize("part", range(PARTS))
+def test_no_malformed_parameter_gives_a_server_error(world, client_as, part):  # noqa: F811
     """Malformed ids and numbers in paths, queries and forms are refused, never a 5xx."""
     client = client_as("admin")
     client.raise_request_exception = False
     failures: set[str] = set()
-    sent = 0
+    planned = sent = 0
 
     def send(method: str, path: str, data: dict) -> None:
         nonlocal sent
@@ -185,35 +235,16 @@ def test_no_malformed_parameter_gives_a_server_error(world, client_as):  # noqa:
         if "_auth_user_id" not in client.session:
             client.force_login(world["people"]["admin"])  # a walked logout ended the session
 
-    seen: set[tuple[str, str]] = set()
-    for patterns, area, entry in url_patterns():
-        name = f"{area}:{entry.name}" if area else entry.name
-        if name in ("logout", "admin:logout"):
+    groups = _plan(world, client)
+    for index, (method, path, requests) in enumerate(groups):
+        planned += len(requests) * (1 if path.startswith("/admin/") else 2)
+        if index % PARTS != part:
             continue
-        path = build_path(patterns, area, entry, world)
-        for variant in _path_variants(path):
-            send("get", variant, {})
-            send("post", variant, {})
-        for method, target, fields, texts in _targets(path, client):
-            target_name = _name_of(target)
-            if target_name in ("logout", "admin:logout"):
-                continue
-            names = {*fields, *HIDDEN_PARAMETERS.get(target_name, ())} - NOT_PARAMETERS
-            for parameter in sorted(names):
-                # Each view's parameter once: its other pages parse it the same way.
-                if (method, target_name, parameter) in seen:
-                    continue
-                seen.add((method, target_name, parameter))
-                for value in TEXT_VALUES if parameter in texts else BAD_VALUES:
-                    send(method, target, {**fields, parameter: value})
-        for parameter in HIDDEN_PARAMETERS.get(name, ()):
-            if ("post", name, parameter) in seen:
-                continue
-            seen.add(("post", name, parameter))
-            for value in BAD_VALUES:
-                send("post", path, {parameter: value})
+        for data in requests:
+            send(method, path, data)
 
-    assert sent > 2000, f"only {sent} requests were sent"
+    assert planned > 2000, f"the walk plans only {planned} requests"
+    assert sent > planned // (2 * PARTS), f"part {part} sent {sent} of {planned} requests"
     assert not failures, f"{len(failures)} server errors:\n" + "\n".join(sorted(failures))
 
 
