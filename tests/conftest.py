@@ -29,8 +29,8 @@ hypothesis_settings.load_profile("memadmin")
 
 @pytest.fixture(autouse=True)
 def _no_prepared_store_kept():
-    """Forget the ledger's prepared projects, the maps, the stale headers and the kept
-    searches after each test.
+    """Forget the ledger's prepared projects and remembered counts, the maps, the stale
+    headers and the kept searches after each test.
 
     Rolled-back tests give the same ids and markers again to other rows.
     """
@@ -39,10 +39,12 @@ def _no_prepared_store_kept():
 
     from memadmin.headermap.selectors import forget_maps
     from memadmin.headermap.stale_count import forget_stale_heads
+    from memadmin.ledger.count_cache import forget_counts
     from memadmin.ledger.prepared_cache import forget_prepared
     from memadmin.memories.search_cache import forget_searches
 
     forget_prepared()
+    forget_counts()  # the database's counts roll back; a process's memory of them must too
     forget_maps()
     forget_searches()
     forget_stale_heads()
