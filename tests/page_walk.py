@@ -104,3 +104,17 @@ def demo_extras() -> tuple[str, ...]:
 def template_syntax(html: str) -> list[str]:
     """Return each piece of template syntax left in the HTML, with a little context."""
     return [html[max(0, m.start() - 40) : m.end() + 40] for m in TEMPLATE_SYNTAX.finditer(html)]
+
+
+def dangling_descriptions(html: str) -> list[str]:
+    """Return each `aria-describedby` id on the page that no element of the page carries."""
+    from tests.html_tree import find_all, parse
+
+    tree = parse(html)
+    ids = {element.attributes.get("id") for element in find_all(tree)}
+    return [
+        f"<{element.name} name={element.attributes.get('name')!r}> -> #{name}"
+        for element in find_all(tree, aria_describedby=True)
+        for name in (element.attributes["aria-describedby"] or "").split()
+        if name not in ids
+    ]

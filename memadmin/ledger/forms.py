@@ -2,6 +2,8 @@
 
 from django import forms
 from django.http import QueryDict
+from django.utils.functional import cached_property
+from django.utils.safestring import SafeString
 
 from memadmin.core.ledger import BUDGET_MAX, BUDGET_MIN
 from memadmin.core.ledger.model import ARCHIVED, EXPIRED, LAZY_DETAIL, OVER_BUDGET, SUPERSEDED
@@ -20,6 +22,25 @@ def modes_to_assemble(mode: str) -> tuple[str, ...]:
     third assembly of a large store, so it is made only when asked for.
     """
     return ("plugin", "headers", "pack") if mode == "pack" else ("plugin", "headers")
+
+
+class BudgetInput(forms.NumberInput):
+    """A budget control: never `required` in the page, so an empty box reaches the server's message."""
+
+    def use_required_attribute(self, initial) -> bool:
+        return False
+
+
+class BudgetRangeInput(BudgetInput):
+    input_type = "range"
+
+
+# The two controls of the one `budget` field, slider first; both point at the help text.
+BUDGET_CONTROLS = {
+    "range": BudgetRangeInput(attrs={"id": "budget-range", "step": "1"}),
+    "number": BudgetInput(attrs={"id": "budget-number", "step": "1"}),
+}
+BUDGET_HELP_ID = "budget-help"
 
 
 def chosen_budget(data: QueryDict) -> str | None:
@@ -41,6 +62,7 @@ class LedgerForm(forms.Form):
     budget = WholeNumberField(
         min_value=BUDGET_MIN,
         max_value=BUDGET_MAX,
+        help_text=f"{BUDGET_MIN:,} to {BUDGET_MAX:,} tokens.",
         error_messages={
             "invalid": BUDGET_MESSAGE,
             "min_value": BUDGET_MESSAGE,
@@ -103,3 +125,23 @@ class LedgerForm(forms.Form):
         if asked is not None:
             values["budget"] = asked
         super().__init__(values)
+
+    @cached_property
+    def budget_controls(self) -> dict[str, SafeString]:
+        """Return the slider and the number box, and each for an htmx out-of-band swap.
+
+        Keys `range` and `number`, and `oob_range` and `oob_number` (with `hx-swap-oob`).
+        Both carry the field's min and max and the value as asked, even when refused.
+        """
+        field = self["budget"]
+        controls = {}
+        for kind, widget in BUDGET_CONTROLS.items():
+            attrs = {
+                **self.fields["budget"].widget_attrs(widget),
+                "aria-describedby": BUDGET_HELP_ID,
+            }
+            controls[kind] = field.as_widget(widget=widget, attrs=attrs)
+            controls[f"oob_{kind}"] = field.as_widget(
+                widget=widget, attrs={**attrs, "hx-swap-oob": "true"}
+            )
+        return controls

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from memadmin.interop.sync_benchmark import build
+from memadmin.devtools.sync_benchmark import build
 
 ROWS = 100_000
 SAVE_LIMIT_SECONDS = 1.0

@@ -11,6 +11,7 @@ import io
 
 import pytest
 from django.core.management import call_command
+from pytest_django.asserts import assertContains
 
 from memadmin.interop.models import SyncRun, Workspace, WorkspaceMember
 from memadmin.interop.sync_services import context_db_sync
@@ -186,9 +187,16 @@ def test_a_config_file_that_does_not_parse_falls_back_to_the_default(tmp_path, h
     assert "does not parse" in err
     assert "Budget 8000 tokens: magic-context's default for 0.47 and later" in err
     api = Project.objects.get(identity=API)
-    body = client_as("viewer").get(f"/ledger/{api.pk}/").content.decode()
+    response = client_as("viewer").get(f"/ledger/{api.pk}/")
+    body = response.content.decode()
     assert "does not parse" in body and "the default budget is used" in body
-    assert 'id="budget-number" name="budget" min="500" max="20000" step="1" value="8000"' in body
+    assertContains(
+        response,
+        '<input type="number" id="budget-number" name="budget" min="500" max="20000" step="1" '
+        'value="8000" aria-describedby="budget-help">',
+        count=1,
+        html=True,
+    )
 
 
 def test_headers_mode_shares_the_same_way_and_members_add_up(tmp_path):

@@ -6,6 +6,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from pytest_django.asserts import assertContains
 
 from memadmin.ledger.models import TokenCount
 from tests.html_tree import attribute, find, find_all, text
@@ -43,8 +44,16 @@ def test_the_page_shows_block_bar_coverage_rows_and_counter(client_as, project, 
 
 def test_the_budget_defaults_to_the_projects(client_as, project, sop):
     """Without a budget in the address, the project's own budget is shown."""
-    body = client_as("viewer").get(f"/ledger/{project.pk}/").content.decode()
-    assert 'id="budget-number" name="budget" min="500" max="20000" step="1" value="4000"' in body
+    response = client_as("viewer").get(f"/ledger/{project.pk}/")
+    for kind in ("range", "number"):
+        assertContains(
+            response,
+            f'<input type="{kind}" id="budget-{kind}" name="budget" min="500" max="20000" '
+            'step="1" value="4000" aria-describedby="budget-help">',
+            count=1,
+            html=True,
+        )
+    assertContains(response, '<small id="budget-help">500 to 20,000 tokens.</small>', html=True)
 
 
 def test_a_smaller_budget_injects_less(client_as, project, sop):
@@ -107,12 +116,20 @@ def test_an_htmx_request_gets_the_preview_and_the_other_budget_control(client_as
     body = response.content.decode()
     assert body.lstrip().startswith('<section id="ledger-preview"')
     assert "<nav" not in body
-    assert (
-        'id="budget-number" name="budget" min="500" max="20000" step="1" value="1500" aria-describedby="budget-help" hx-swap-oob="true"'
-        in body
+    assertContains(
+        response,
+        '<input type="number" id="budget-number" name="budget" min="500" max="20000" step="1" '
+        'value="1500" aria-describedby="budget-help" hx-swap-oob="true">',
+        count=1,
+        html=True,
     )
-    assert 'id="budget-range"' not in body
-    assert 'id="budget-was" name="budget_was" value="1500" hx-swap-oob="true"' in body
+    assert find_all(body, id="budget-range") == []
+    assertContains(
+        response,
+        '<input type="hidden" id="budget-was" name="budget_was" value="1500" hx-swap-oob="true">',
+        count=1,
+        html=True,
+    )
     assert "of 1500 tokens" in body
 
 

@@ -49,7 +49,7 @@ class Command(BaseCommand):
         command = [
             sys.executable,
             "-m",
-            "memadmin.interop.sync_benchmark",
+            "memadmin.devtools.sync_benchmark",
             "--rows",
             str(options["rows"]),
             "--work",

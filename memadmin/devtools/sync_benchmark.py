@@ -1,6 +1,6 @@
 """Time syncs of a large upstream-shaped store: what `manage.py bench_sync` runs in a child process.
 
-    python -m memadmin.interop.sync_benchmark --rows 100000 --work DIR
+    python -m memadmin.devtools.sync_benchmark --rows 100000 --work DIR
 
 The child's MEMADMIN_VAR_DIR (set by the command) holds a fresh memadmin database, or
 DATABASE_URL names a PostgreSQL database it flushes. Builds (once, kept under --work) a

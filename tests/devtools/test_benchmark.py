@@ -6,10 +6,10 @@ from django.core.management.base import CommandError
 
 from memadmin.composites.models import Composite, CompositeMember
 from memadmin.core.tokens import HeuristicCounter
-from memadmin.ledger.benchmark.figures import assembly_figures
-from memadmin.ledger.benchmark.pages import page_figures
-from memadmin.ledger.benchmark.report import print_report
-from memadmin.ledger.benchmark.store import build_store
+from memadmin.devtools.benchmark.figures import assembly_figures
+from memadmin.devtools.benchmark.pages import page_figures
+from memadmin.devtools.benchmark.report import print_report
+from memadmin.devtools.benchmark.store import build_store
 from memadmin.ledger.counters import CounterChoice
 from memadmin.memories.models import Memory
 

@@ -11,10 +11,10 @@ import time
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from memadmin.ledger.benchmark.figures import assembly_figures
-from memadmin.ledger.benchmark.pages import page_figures
-from memadmin.ledger.benchmark.report import print_report
-from memadmin.ledger.benchmark.store import build_store
+from memadmin.devtools.benchmark.figures import assembly_figures
+from memadmin.devtools.benchmark.pages import page_figures
+from memadmin.devtools.benchmark.report import print_report
+from memadmin.devtools.benchmark.store import build_store
 from memadmin.ledger.counters import choose_counter
 from memadmin.scratch_database import refuse_outside_scratch_database, run_in_scratch_database
 

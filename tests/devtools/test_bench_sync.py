@@ -1,0 +1,70 @@
+"""`manage.py bench_sync` at a tiny size: it runs every sync it times, and guards its database.
+
+Run as a real process (the command starts a child of its own): on SQLite against a fresh
+file under --work, on PostgreSQL against a scratch database whose name contains "bench".
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+ROWS = 300
+
+
+def bench_sync(env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "manage.py", "bench_sync", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=settings.BASE_DIR,
+    )
+
+
+@pytest.fixture
+def bench_environment(tmp_path, django_db_blocker):
+    """Return an environment whose database bench_sync may flush (PostgreSQL: a scratch one)."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memadmin.settings.local"}
+    env.pop("DATABASE_URL", None)
+    name = None
+    if connection.vendor == "postgresql":
+        name = settings.DATABASES["default"]["NAME"] + "_bench"
+        env["DATABASE_URL"] = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/" + name
+        with django_db_blocker.unblock(), connection.cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            cursor.execute(f'CREATE DATABASE "{name}"')
+    yield env
+    if name:
+        with django_db_blocker.unblock(), connection.cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        with django_db_blocker.unblock():
+            connection.close()
+
+
+def test_a_tiny_run_times_all_three_syncs_and_the_peak_memory(bench_environment, tmp_path):
+    """First sync writes every row; the incremental ones run; each line names its target."""
+    finished = bench_sync(bench_environment, "--rows", str(ROWS), "--work", str(tmp_path))
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    engine = connection.vendor
+    lines = finished.stdout.splitlines()
+    first = next(line for line in lines if "first sync, full (all new)" in line)
+    assert first.startswith(f"{engine}: ") and "target < 15 s: met" in first
+    assert f"{ROWS} new, 0 changed" in first
+    assert any("incremental, nothing changed" in line for line in lines)
+    changed = next(line for line in lines if "incremental, 1% changed and 0.5% deleted" in line)
+    assert "gone" in changed and "target < 2 s" in changed
+    assert any(line.startswith(f"{engine}: peak memory ") for line in lines)
+    assert (tmp_path / f"pristine-{ROWS}.db").exists()
+
+
+def test_it_refuses_a_database_whose_name_lacks_bench(tmp_path):
+    """A DATABASE_URL naming a real database stops the command before anything is built."""
+    env = {**os.environ, "DATABASE_URL": "postgres://nobody@127.0.0.1:1/memadmin_real"}
+    finished = bench_sync(env, "--rows", str(ROWS), "--work", str(tmp_path / "work"))
+    assert finished.returncode != 0
+    assert "whose name contains 'bench'" in finished.stderr
+    assert not (tmp_path / "work").exists()

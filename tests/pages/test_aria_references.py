@@ -1,0 +1,53 @@
+"""Every description a control points at is on its page: each demo page, as an admin.
+
+Beside the demo, a synced store with a workspace (the demo has none), and the pages reached
+only through a selection (merge, group), so every form with help text is rendered.
+"""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+
+from memadmin.interop.models import Workspace
+from memadmin.interop.sync_services import context_db_sync
+from memadmin.memories.models import Memory
+from tests.interop.workspace_edit_store import build_edit_store
+from tests.page_walk import dangling_descriptions, demo_extras, walk
+
+pytestmark = pytest.mark.django_db
+
+
+def selection_pages() -> tuple[str, ...]:
+    """Return the merge and group pages for two live memories of a demo project."""
+    first = Memory.objects.filter(status="active").order_by("pk").first()
+    pair = Memory.objects.filter(project=first.project, status="active").order_by("pk")[:2]
+    ids = "&".join(f"ids={memory.pk}" for memory in pair)
+    return (f"/memories/merge/?{ids}", f"/curation/{first.project_id}/group/?{ids}")
+
+
+def test_every_aria_describedby_of_the_demo_names_an_element_of_its_page(tmp_path):
+    """A control's `aria-describedby` ids (its help text) all exist, on every reachable page."""
+    call_command("demo")
+    extras = (*demo_extras(), *selection_pages())
+    context_db_sync(path=build_edit_store(tmp_path / "context.db"))
+    extras += (f"/interop/workspaces/{Workspace.objects.order_by('pk').first().pk}/",)
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="admin"))
+
+    def fetch(path):
+        response = client.get(path, follow=True)
+        return response.status_code, response.content.decode()
+
+    failures, walked, described, reached = [], 0, 0, set()
+    for path, status, html in walk(fetch, extra=extras):
+        walked += 1
+        reached.add(path.split("?")[0])
+        if status >= 500:
+            failures.append(f"{path}: status {status}")
+        described += html.count("aria-describedby=")
+        failures += [f"{path}: {dangling}" for dangling in dangling_descriptions(html)]
+    assert walked > 30, f"only {walked} pages were reached"
+    assert described > 10, f"only {described} described controls: the check saw too little"
+    assert {extra.split("?")[0] for extra in extras} <= reached
+    assert not failures, "\n".join(failures)
