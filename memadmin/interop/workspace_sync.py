@@ -16,6 +16,7 @@ in one store transaction, when the sync may write (`workspace_services.workspace
 """
 
 from collections import Counter
+from collections.abc import Collection
 
 from memadmin.core.contextdb import RowProblem, StoreError
 from memadmin.core.contextdb.changes import ChangedRead
@@ -100,7 +101,7 @@ def _sync_unread(
     extras: StoreExtras,
     store: UpstreamStore,
     ids: frozenset[int] | None,
-    store_ids: frozenset[int] | None,
+    store_ids: Collection[int] | None,
 ) -> None:
     """Replace the store's unread values with those read now.
 
