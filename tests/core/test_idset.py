@@ -1,6 +1,8 @@
 """The compact set of a store's ids answers as a set of the same ids would."""
 
-from memadmin.core.contextdb.idset import IdSet
+import pytest
+
+from memadmin.core.contextdb.idset import IdMap, IdSet
 
 
 def test_membership_length_iteration_and_equality_match_a_set():
@@ -22,3 +24,17 @@ def test_union_and_missing():
     assert list(ids) == [1, 3]  # unchanged
     assert ids.missing([3, 4, 1, 6]) == [4, 6]
     assert ids.missing([]) == []
+
+
+def test_the_map_answers_as_a_dict_built_from_the_same_pairs():
+    pairs = IdMap([5, 1, 5, 9], [50, 10, 51, 90])  # a later pair wins, as in a dict
+    assert (pairs[5], pairs[1], pairs[9]) == (51, 10, 90)
+    assert type(pairs[5]) is int
+    assert pairs.get(2) is None and 2 not in pairs and 9 in pairs
+    pairs.add([2, 9], [20, 91])
+    assert (pairs[2], pairs[9], len(pairs)) == (20, 91, 4)
+    pairs[9] = 92
+    pairs[7] = 70
+    assert (pairs[9], pairs[7], len(pairs)) == (92, 70, 5)
+    with pytest.raises(KeyError):
+        pairs[3]
