@@ -4,31 +4,58 @@ At 450,000 rows a frozenset of the ids takes about 30 MB (a copy with one id mor
 much again); the array takes 3.6 MB. Membership is a binary search.
 """
 
+from array import array
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 
 import numpy as np
 
 
+def _as_array(values: np.ndarray) -> array:
+    """Return an int64 numpy array's values as an ``array('q')`` (bisect reads it natively)."""
+    held = array("q")
+    held.frombytes(values.astype(np.int64, copy=False).tobytes())
+    return held
+
+
+def _sorted_unique(values: np.ndarray) -> np.ndarray:
+    """Return the values sorted, each once (a sort: numpy's unique hashes, slower here)."""
+    ordered = np.sort(values)
+    if len(ordered) < 2:
+        return ordered
+    first = np.ones(len(ordered), dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    return ordered[first]
+
+
+def _position(held: array, value: object) -> int | None:
+    """Return where ``value`` is in the sorted array, or None."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        return None
+    value = int(value)
+    position = bisect_left(held, value)
+    return position if position < len(held) and held[position] == value else None
+
+
 class IdSet:
     """An immutable set of integer ids, sorted and unique."""
 
-    __slots__ = ("_ids",)
+    __slots__ = ("_held", "_ids")
 
     def __init__(self, ids: Iterable[int] | np.ndarray = ()):
-        array = ids if isinstance(ids, np.ndarray) else np.fromiter(ids, dtype=np.int64)
-        self._ids = np.unique(array.astype(np.int64, copy=False))
+        values = ids if isinstance(ids, np.ndarray) else np.fromiter(ids, dtype=np.int64)
+        self._held = _as_array(_sorted_unique(values.astype(np.int64, copy=False)))
+        # The same memory seen by numpy, for the set-wide operations.
+        self._ids = np.frombuffer(self._held, dtype=np.int64)
 
     def __contains__(self, value: object) -> bool:
-        if not isinstance(value, int | np.integer) or isinstance(value, bool):
-            return False
-        position = int(np.searchsorted(self._ids, value))
-        return position < len(self._ids) and int(self._ids[position]) == value
+        return _position(self._held, value) is not None
 
     def __len__(self) -> int:
         return len(self._ids)
 
     def __iter__(self) -> Iterator[int]:
-        return iter(self._ids.tolist())
+        return iter(self._held)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, IdSet):
@@ -76,15 +103,16 @@ class IdMap:
             raise ValueError("as many keys as values are needed")
         if not len(new_keys):
             return
-        for key in self._set.keys() & set(new_keys.tolist()):
-            del self._set[key]
-        all_keys = np.concatenate([self._keys, new_keys])
-        all_values = np.concatenate([self._values, new_values])
+        if self._set:
+            for key in self._set.keys() & set(new_keys.tolist()):
+                del self._set[key]
+        all_keys = np.concatenate([np.frombuffer(self._keys, dtype=np.int64), new_keys])
+        all_values = np.concatenate([np.frombuffer(self._values, dtype=np.int64), new_values])
         order = np.argsort(all_keys, kind="stable")
         all_keys, all_values = all_keys[order], all_values[order]
         last = np.ones(len(all_keys), dtype=bool)
         last[:-1] = all_keys[1:] != all_keys[:-1]
-        self._keys, self._values = all_keys[last], all_values[last]
+        self._keys, self._values = _as_array(all_keys[last]), _as_array(all_values[last])
 
     def __setitem__(self, key: int, value: int) -> None:
         self._set[key] = value
@@ -92,11 +120,10 @@ class IdMap:
     def __getitem__(self, key: int) -> int:
         if key in self._set:
             return self._set[key]
-        if isinstance(key, int | np.integer) and not isinstance(key, bool):
-            position = int(np.searchsorted(self._keys, key))
-            if position < len(self._keys) and int(self._keys[position]) == key:
-                return int(self._values[position])
-        raise KeyError(key)
+        position = _position(self._keys, key)
+        if position is None:
+            raise KeyError(key)
+        return self._values[position]
 
     def get(self, key: int, default=None):
         try:
@@ -108,10 +135,4 @@ class IdMap:
         return self.get(key) is not None  # type: ignore[arg-type]
 
     def __len__(self) -> int:
-        return len(self._keys) + sum(1 for key in self._set if self._array_get(key) is None)
-
-    def _array_get(self, key: int) -> int | None:
-        position = int(np.searchsorted(self._keys, key))
-        if position < len(self._keys) and int(self._keys[position]) == key:
-            return int(self._values[position])
-        return None
+        return len(self._keys) + sum(1 for key in self._set if _position(self._keys, key) is None)
