@@ -260,6 +260,16 @@ class StoreBase(models.Model):
         null=True, blank=True, help_text="Since when memadmin holds a change not in the store (ms)."
     )
 
+    class Meta:
+        # Few rows are pending: each sync asks whether any is, without reading every base.
+        indexes = [
+            models.Index(
+                fields=["pending_since"],
+                name="interop_base_pending",
+                condition=models.Q(pending_since__isnull=False),
+            )
+        ]
+
     def __str__(self) -> str:
         return f"{self.memory_id}: {self.digest or 'not in the store'}"
 

@@ -16,7 +16,7 @@ references point at rows created in the same sync compares correctly before they
 """
 
 from collections import ChainMap, Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memadmin.core.contextdb import RowProblem, UpstreamMemory
@@ -143,7 +143,7 @@ def _key(values: tuple) -> tuple:
 def plan_sync(
     *,
     memories: list[UpstreamMemory],
-    store_ids: frozenset[int],
+    store_ids: Collection[int],
     existing: list[tuple],
     upstream_of_pk: Mapping[int, int],
     categories: Mapping[str, frozenset[str]],

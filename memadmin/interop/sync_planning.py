@@ -114,7 +114,7 @@ def plan_changed(run, read, store, store_key: str, spec, report, changed_read) -
         store_ids = changed_read.ids
         # Rows changed upstream, and rows memadmin links to that the store no longer has.
         existing = scope.existing_rows(
-            frozenset(changed | {i for i in upstream_of_pk.values() if i not in store_ids})
+            frozenset(changed.union(store_ids.missing(upstream_of_pk.values())))
         )
     else:
         # Nothing was deleted upstream: every row memadmin links to, not gone, is there.

@@ -12,13 +12,14 @@
    drops the conflicts that no longer are.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
 from memadmin.core.contextdb import RowProblem, StoreError
 from memadmin.core.contextdb import writing as store_writing
+from memadmin.core.contextdb.idset import IdMap
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 
@@ -126,7 +127,7 @@ def sync_settle(
     *,
     store: UpstreamStore,
     known: dict[int, str],
-    pk_of_upstream: dict[int, int],
+    pk_of_upstream: Mapping[int, int] | IdMap,
     pushed: Pushed,
     actor,
     now: int,

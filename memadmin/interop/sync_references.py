@@ -8,6 +8,7 @@ naming a row the store does not hold keeps it apart as ``("pk", pk)``.
 from collections.abc import Iterable, Mapping
 
 from memadmin.core.contextdb import RowProblem, UpstreamMemory
+from memadmin.core.contextdb.idset import IdSet
 
 
 def upstream_values(memory: UpstreamMemory, references: tuple) -> tuple:
@@ -93,7 +94,8 @@ class Resolvable:
 
     def __init__(self, in_scope, upstream_of_pk: Mapping[int, int]):
         self.in_scope = in_scope
-        self.others = {i for i in upstream_of_pk.values() if i not in in_scope}
+        # Every linked id (those in scope too: the test is the same), compactly.
+        self.others = IdSet(upstream_of_pk.values())
 
     def __contains__(self, upstream_id: object) -> bool:
         return upstream_id in self.in_scope or upstream_id in self.others

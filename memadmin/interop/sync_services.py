@@ -161,10 +161,11 @@ def _watermark(store_key: str) -> StoreWatermark | None:
 
 def _pending(store_pk: int) -> bool:
     """Return True when memadmin holds a change to the store's memories or workspaces not pushed."""
+    # The pending bases first (a partial index), then their memories: asked the other way
+    # round, the database walks every base of the store's projects.
+    pending = StoreBase.objects.filter(pending_since__isnull=False).values("memory_id")
     return (
-        StoreBase.objects.filter(
-            pending_since__isnull=False, memory__project__upstream_link__store_id=store_pk
-        ).exists()
+        Memory.objects.filter(project__upstream_link__store_id=store_pk, pk__in=pending).exists()
         or Workspace.objects.filter(store_id=store_pk, pending_since__isnull=False).exists()
     )
 
@@ -296,7 +297,11 @@ def _write(
                     store, marks.marks, checked_at=run.started, took=run.duration_ms()
                 )
             warnings = warnings + store_extras_sync(
-                path=run.path, store=store, now=run.started, push=not run.pull_only
+                path=run.path,
+                store=store,
+                now=run.started,
+                push=not run.pull_only,
+                changed=marks.changed,
             )
             warnings = warnings + plan.warnings + pushed.warnings
             return run_record(

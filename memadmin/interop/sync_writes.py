@@ -35,6 +35,7 @@ from memadmin.audit.context import current_change_id
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import audit_record
 from memadmin.core.contextdb import UpstreamSession as StoreSession
+from memadmin.core.contextdb.idset import IdMap
 from memadmin.memories.bulk_index import indexed_in_bulk
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
@@ -99,7 +100,8 @@ class SyncWriter:
         self.actor = actor
         self.now = now
         self.progress = progress
-        self.pk_of_upstream = {upstream: pk for pk, upstream in upstream_of_pk.items()}
+        # memadmin's rows by upstream id, compactly (two arrays, not a dict of Python ints).
+        self.pk_of_upstream = IdMap(upstream_of_pk.values(), upstream_of_pk.keys())
         self.project_pks: dict[str, int] = {}
         self.projects_by_identity: dict[str, Project] = {}
         self.updated: list[dict] = []
@@ -150,8 +152,7 @@ class SyncWriter:
         """Insert the rows new to memadmin, with their versions, in short transactions."""
         self._step(0)
         pks = reserve_pks(Memory, len(self.plan.creates))
-        for pk, upstream_id in zip(pks, self.plan.created_ids(), strict=True):
-            self.pk_of_upstream[upstream_id] = pk
+        self.pk_of_upstream.add(self.plan.created_ids(), pks)
         for update in self.plan.updates:
             self.pk_of_upstream[update.upstream_id] = update.pk
         new = set(pks)

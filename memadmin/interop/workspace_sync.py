@@ -16,8 +16,10 @@ in one store transaction, when the sync may write (`workspace_services.workspace
 """
 
 from collections import Counter
+from collections.abc import Collection
 
 from memadmin.core.contextdb import RowProblem, StoreError
+from memadmin.core.contextdb.changes import ChangedRead
 from memadmin.core.contextdb.extras import MemberRow, StoreExtras, read_extras
 from memadmin.core.contextdb.writing import store_transaction
 from memadmin.core.ledger import parse_share_categories
@@ -36,22 +38,32 @@ from .workspace_services import workspace_push
 
 
 def store_extras_sync(
-    *, path, store: UpstreamStore, now: int, push: bool = True
+    *, path, store: UpstreamStore, now: int, push: bool = True, changed: ChangedRead | None = None
 ) -> list[RowProblem]:
     """Bring the store's workspaces and session blocks into memadmin; return the warnings.
 
     With ``push``, workspace edits memadmin holds pending are written to the store first
     (`workspace_services.workspace_push`); without, the store's workspaces are taken as they are.
+    ``changed``, an incremental sync's read, limits the unread values looked at to its rows
+    (a row that did not change keeps its unread values; a deleted row loses them).
     """
     warnings, held = _push_pending(path, store, now) if push else ([], set())
+    ids = None if changed is None else _changed_ids(changed)
     try:
-        extras = read_extras(path)
+        extras = read_extras(path, memory_ids=ids)
     except StoreError as error:
         return [*warnings, RowProblem("workspaces", None, "", f"not read: {error}")]
     warnings += _sync_workspaces(extras, store, now, held)
     _sync_session_blocks(extras, store)
-    _sync_unread(extras, store)
+    _sync_unread(extras, store, ids, None if changed is None else changed.ids)
     return warnings
+
+
+def _changed_ids(changed: ChangedRead) -> frozenset[int]:
+    """Return the ids of the rows an incremental read found changed, skipped ones included."""
+    return frozenset(m.id for m in changed.memories) | frozenset(
+        p.row_id for p in changed.problems if p.table == "memories" and isinstance(p.row_id, int)
+    )
 
 
 def _push_pending(path, store: UpstreamStore, now: int) -> tuple[list[RowProblem], set[int]]:
@@ -85,9 +97,26 @@ def _push_pending(path, store: UpstreamStore, now: int) -> tuple[list[RowProblem
     return warnings, set()
 
 
-def _sync_unread(extras: StoreExtras, store: UpstreamStore) -> None:
-    """Replace the store's unread values with those read now."""
-    UnreadValue.objects.filter(store=store).delete()
+def _sync_unread(
+    extras: StoreExtras,
+    store: UpstreamStore,
+    ids: frozenset[int] | None,
+    store_ids: Collection[int] | None,
+) -> None:
+    """Replace the store's unread values with those read now.
+
+    With ``ids`` (the rows read again) only theirs are replaced, and those of rows not in
+    ``store_ids`` (every id the store holds, None: none was deleted) dropped.
+    """
+    kept = UnreadValue.objects.filter(store=store)
+    if ids is not None:
+        dropped = set(ids)
+        if store_ids is not None:
+            dropped.update(
+                i for i in kept.values_list("upstream_id", flat=True) if i not in store_ids
+            )
+        kept = kept.filter(upstream_id__in=dropped)
+    kept.delete()
     UnreadValue.objects.bulk_create(
         UnreadValue(
             store=store,

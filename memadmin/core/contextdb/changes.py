@@ -14,6 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from memadmin.core.contextdb.idset import IdSet
 from memadmin.core.contextdb.opening import (
     DEFAULT_TIMEOUT_SECONDS,
     memory_columns,
@@ -52,7 +53,7 @@ class ChangedRead:
 
     memories: list[UpstreamMemory]
     problems: list[RowProblem]
-    ids: frozenset[int] | None
+    ids: IdSet | None
     marks: StoreMarks
 
 
@@ -156,10 +157,9 @@ def _read(connection, path: Path, since: StoreMarks, now, *, tolerant: bool) -> 
             where=" OR ".join(conditions),
             params=tuple(params),
         )
-        ids = frozenset(
+        ids = IdSet(
             row[0]
-            for row in connection.execute("SELECT id FROM memories")
-            if isinstance(row[0], int)
+            for row in connection.execute("SELECT id FROM memories WHERE typeof(id) = 'integer'")
         )
     finally:
         connection.execute("ROLLBACK")

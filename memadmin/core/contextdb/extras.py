@@ -17,7 +17,9 @@ Every column is optional here: a store without a table or column reads as having
 Plain Python over ``sqlite3``, read-only, in one snapshot.
 """
 
+import json
 import sqlite3
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -113,8 +115,17 @@ def _select(
     return connection.execute(sql).fetchall()
 
 
-def read_extras(path: str | Path, *, timeout: float = DEFAULT_TIMEOUT_SECONDS) -> StoreExtras:
-    """Return a store's workspaces, members and session extras; raise StoreError if unreadable."""
+def read_extras(
+    path: str | Path,
+    *,
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    memory_ids: Collection[int] | None = None,
+) -> StoreExtras:
+    """Return a store's workspaces, members and session extras; raise StoreError if unreadable.
+
+    ``memory_ids`` limits the unread values to those rows (an incremental sync's changed
+    rows); None looks at every live row.
+    """
     path = Path(path)
     connection = open_readonly(path, timeout=timeout)
     try:
@@ -122,14 +133,14 @@ def read_extras(path: str | Path, *, timeout: float = DEFAULT_TIMEOUT_SECONDS) -
             connection.text_factory = lambda data: data.decode("utf-8", "replace")
             connection.execute("BEGIN")
             try:
-                return _read(connection)
+                return _read(connection, memory_ids)
             finally:
                 connection.execute("ROLLBACK")
     finally:
         connection.close()
 
 
-def _read(connection: sqlite3.Connection) -> StoreExtras:
+def _read(connection: sqlite3.Connection, memory_ids: Collection[int] | None) -> StoreExtras:
     workspaces = [
         WorkspaceRow(id, name if isinstance(name, str) else str(name), raw, _int(created))
         for id, name, raw, created in _select(
@@ -173,7 +184,7 @@ def _read(connection: sqlite3.Connection) -> StoreExtras:
         memory_projects = frozenset(
             row[0] for row in connection.execute("SELECT DISTINCT project_path FROM memories")
         )
-        unread = _unread(connection, columns)
+        unread = _unread(connection, columns, memory_ids)
     return StoreExtras(workspaces, members, sessions, memory_projects, unread)
 
 
@@ -194,23 +205,30 @@ def _suspect(column: str, kind: object) -> str:
     return f"({quoted} IS NULL OR {quoted} NOT IN ({allowed}))"
 
 
-def _unread(connection: sqlite3.Connection, columns: dict[str, str]) -> list[UnreadValue]:
+def _unread(
+    connection: sqlite3.Connection, columns: dict[str, str], memory_ids: Collection[int] | None
+) -> list[UnreadValue]:
     """Return the live rows' first value the plugin's reader rejects (see ``reader``).
 
-    SQLite finds the suspect rows; ``row_problem`` names the first failing column of each.
+    SQLite finds the suspect rows (of ``memory_ids`` only, unless None); ``row_problem``
+    names the first failing column of each.
     """
     checked = [(c, k) for c, k in ROW_CHECKS if c in columns and c not in KEPT_EXACTLY]
     if not checked or not {"id", "project_path", "status"} <= columns.keys():
         return []
+    if memory_ids is not None and not memory_ids:
+        return []
     names = [column for column, _ in checked]
+    only = "" if memory_ids is None else "id IN (SELECT value FROM json_each(?)) AND "
     sql = (
         f"SELECT id, project_path, {', '.join(map(quote_identifier, names))} FROM memories "
-        f"WHERE status IN ('active', 'permanent') AND ("
+        f"WHERE {only}status IN ('active', 'permanent') AND ("
         + " OR ".join(_suspect(c, k) for c, k in checked)
         + ") ORDER BY id"
     )
+    parameters = () if memory_ids is None else (json.dumps(sorted(memory_ids)),)
     found = []
-    for memory_id, project_path, *values in connection.execute(sql):
+    for memory_id, project_path, *values in connection.execute(sql, parameters):
         raw = {
             name: {"blob": value.hex()} if isinstance(value, bytes) else value
             for name, value in zip(names, values, strict=True)
