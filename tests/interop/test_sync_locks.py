@@ -19,6 +19,8 @@ from memadmin.devtools.sync_benchmark import build
 ROWS = 100_000
 SAVE_LIMIT_SECONDS = 1.0
 
+pytestmark = pytest.mark.alone  # the save limit is a time: no other test may share the CPUs
+
 
 @pytest.fixture(scope="session")
 def big_store(tmp_path_factory) -> Path:
