@@ -45,6 +45,9 @@ def bench_environment(tmp_path, django_db_blocker):
             connection.close()
 
 
+# A database test, so that run on its own it still gets the test database's connection
+# (the scratch database is made through it), never the real database's name.
+@pytest.mark.django_db(transaction=True)
 def test_a_tiny_run_times_all_three_syncs_and_the_peak_memory(bench_environment, tmp_path):
     """First sync writes every row; the incremental ones run; each line names its target."""
     finished = bench_sync(bench_environment, "--rows", str(ROWS), "--work", str(tmp_path))

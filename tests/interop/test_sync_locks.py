@@ -19,7 +19,12 @@ from memadmin.devtools.sync_benchmark import build
 ROWS = 100_000
 SAVE_LIMIT_SECONDS = 1.0
 
-pytestmark = pytest.mark.alone  # the save limit is a time: no other test may share the CPUs
+pytestmark = [
+    pytest.mark.alone,  # the save limit is a time: no other test may share the CPUs
+    # Run on its own, it still gets the test database's connection, through which the shared
+    # scratch database is made (never the real database's name).
+    pytest.mark.django_db(transaction=True),
+]
 
 
 @pytest.fixture(scope="session")

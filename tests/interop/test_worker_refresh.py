@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from django.db import connection
 
 from memadmin.core.hashing import normalized_hash
@@ -52,6 +53,9 @@ def _wait_for(query, sql: str, wanted, within: float) -> float:
     raise AssertionError(f"{sql} did not give {wanted} within {within} s: {query(sql)}")
 
 
+# A database test, so that run on its own it still gets the test database's connection
+# (the shared scratch database is made through it), never the real database's name.
+@pytest.mark.django_db(transaction=True)
 def test_the_agents_writes_show_up_within_five_seconds(shared_database, store):
     """A text change, a new row and a deletion reach memadmin within 5 s, with one run."""
     env = shared_database
