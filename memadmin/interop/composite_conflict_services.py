@@ -39,7 +39,7 @@ from .composite_publish import (
     write_state,
     write_transaction,
 )
-from .composite_readback import StoreReader, store_state_apply
+from .composite_readback import StoreReader, store_deletion_apply, store_state_apply
 from .models import StoreComposite
 from .store_writes import THROUGH, store_mode, store_timeout
 
@@ -138,14 +138,7 @@ def _store_kept(composite: Composite, link: StoreComposite, conflict: dict) -> C
         raise ValidationError(_MOVED.format(row=link.upstream_id), code="store_changed")
     with acting(actor="import", reason="the store's side of a composite conflict, kept"):
         if row is None:
-            audit_record(
-                action="composite_deleted",
-                target=composite,
-                project=composite.project,
-                changes={"store_id": link.upstream_id, "deleted_in_store": True},
-            )
-            composite.members.all().delete()
-            composite.delete()
+            store_deletion_apply(composite, link.upstream_id)
             return None
         reader = StoreReader(link.store, [row], members)
         state = reader.state(row)

@@ -301,15 +301,20 @@ def composites_sync(*, upstream: UpstreamStore | None, path: Path) -> list[dict]
                 )
                 conflicts.append(conflict_entry(conflict, link, None))
                 continue
-            audit_record(
-                action="composite_deleted",
-                target=composite,
-                project=composite.project,
-                changes={"store_id": link.upstream_id, "deleted_in_store": True},
-            )
-            composite.members.all().delete()
-            composite.delete()
+            store_deletion_apply(composite, link.upstream_id)
     return conflicts
+
+
+def store_deletion_apply(composite, upstream_id: int) -> None:
+    """Delete a composite the store deleted, with its members, recording that the store did."""
+    audit_record(
+        action="composite_deleted",
+        target=composite,
+        project=composite.project,
+        changes={"store_id": upstream_id, "deleted_in_store": True},
+    )
+    composite.members.all().delete()
+    composite.delete()
 
 
 def plugin_merges_repoint(*, upstream: UpstreamStore | None) -> tuple[int, list[dict]]:
