@@ -23,14 +23,12 @@ def query_string(*queries: Mapping[str, QueryValue], **params: QueryValue) -> st
     merged: dict[str, list[str]] = {}
     for query in (*queries, params):
         for key, value in query.lists() if isinstance(query, QueryDict) else query.items():
-            if isinstance(value, Iterable) and not isinstance(value, str):
-                values = [str(one) for one in value if one is not None]
-            else:
-                values = [] if value is None else [str(value)]
-            if values:
-                merged[key] = values
-            else:
+            if value is None:
                 merged.pop(key, None)
+            elif isinstance(value, Iterable) and not isinstance(value, str):
+                merged[key] = [str(one) for one in value if one is not None]  # [] sends none
+            else:
+                merged[key] = [str(value)]
     return urlencode([(key, value) for key, values in merged.items() for value in values])
 
 
