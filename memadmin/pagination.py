@@ -1,4 +1,4 @@
-"""One pager for every paginated page: its links, each address built through a QueryDict.
+"""One pager for every paginated page: its links, each address built by `addresses.address`.
 
 A view makes a `Pager` with `pager()` and puts it in the context as `pager`; the page draws
 it with `{% include "includes/pagination.html" %}`. Every link is a real link, so paging
@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from django.core.paginator import Page
 from django.http import QueryDict
+
+from memadmin.addresses import address
 
 PAGE_FIELD = "page"
 GAP = "…"
@@ -52,10 +54,8 @@ def query_pages(
     """
 
     def url(number: int) -> str:
-        wanted = query.copy()
-        wanted.pop(field, None)
-        wanted[field] = str(number)
-        return f"{path}?{wanted.urlencode()}{'#' + anchor if anchor else ''}"
+        # The page number comes last: taken out of where it was, then set.
+        return address(path, query, {field: None}, {field: number}, anchor=anchor)
 
     return url
 

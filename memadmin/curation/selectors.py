@@ -67,6 +67,11 @@ class ClusterView:
         """Return the categories the cluster's memories are in (a merge needs just one)."""
         return sorted({memory.category for memory in self.memories})
 
+    @property
+    def ids_query(self) -> dict[str, list[int]]:
+        """Return the query naming the cluster's memories, as the merge and group pages read it."""
+        return {"ids": [memory.pk for memory in self.memories]}
+
 
 @dataclass(frozen=True)
 class Suggestion:
@@ -76,6 +81,11 @@ class Suggestion:
     head: Memory
     header_text: str
     words: list[str]
+
+    @property
+    def ids_query(self) -> dict[str, list[int]]:
+        """Return the query naming the group's memories, as the group page reads it."""
+        return {"ids": [memory.pk for memory in self.memories]}
 
 
 def duplicate_clusters(analysis: Analysis | None, thresholds: Thresholds) -> list[Cluster]:

@@ -14,16 +14,16 @@ of what they show only (`header_map_below`, `unreached_memories`), and draw it t
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from urllib.parse import urlencode
 
 from django.core.paginator import InvalidPage, Page, Paginator
-from django.http import Http404, HttpResponse, QueryDict
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
+from memadmin.addresses import QueryValue, address
 from memadmin.core.numbers import ids_in, parse_id, parse_page, parse_whole
 from memadmin.htmx_request import HtmxHttpRequest, wants_fragment
 from memadmin.memories.forms import ProjectChoiceForm
@@ -55,36 +55,33 @@ class MapPlace:
     unreached_page: int = 1
 
     @cached_property
-    def page_query(self) -> str:
-        """Return the page-of-roots part of the query: empty on the first page, else `&page=`."""
-        return f"&page={self.page}" if self.page != 1 else ""
+    def shown_params(self) -> dict[str, int | str | None]:
+        """Return the query parameters of what is shown besides the project and open nodes.
 
-    @cached_property
-    def unreached_query(self) -> str:
-        """Return the part of the query that names the category shown (empty if none)."""
-        if not self.unreached:
-            return ""
-        query = QueryDict(mutable=True)
-        query["unreached"] = self.unreached
-        if self.unreached_page != 1:
-            query["unreached_page"] = str(self.unreached_page)
-        return "&" + query.urlencode()
+        The page of roots, the category listed and its list page; a first page is left out.
+        """
+        listed = bool(self.unreached)
+        return {
+            "page": self.page if self.page != 1 else None,
+            "unreached": self.unreached or None,
+            "unreached_page": self.unreached_page if listed and self.unreached_page != 1 else None,
+        }
 
-    def query(self, open_ids: Iterable[int] | None = None) -> str:
-        """Return the query string of this place, or of it with other nodes open."""
-        query = QueryDict(mutable=True)
-        query["project"] = str(self.project_id)
-        if self.page != 1:
-            query["page"] = str(self.page)
-        query.setlist(
-            "open", [str(i) for i in sorted(self.open_ids if open_ids is None else open_ids)]
-        )
-        return query.urlencode() + self.unreached_query
+    def params(self, open_ids: Iterable[int] | None = None) -> dict[str, QueryValue]:
+        """Return the query parameters of this place, or of it with other nodes open."""
+        shown = self.shown_params
+        return {
+            "project": self.project_id,
+            "page": shown["page"],
+            "open": sorted(self.open_ids if open_ids is None else open_ids),
+            "unreached": shown["unreached"],
+            "unreached_page": shown["unreached_page"],
+        }
 
-    def url(self, view: str = "headermap:index", **changes) -> str:
+    def url(self, view: str = "headermap:index", *, anchor: str = "", **changes) -> str:
         """Return the address of `view` (the map page) at this place, with `changes` made."""
         place = replace(self, **changes) if changes else self
-        return f"{reverse(view)}?{place.query()}"
+        return address(reverse(view), place.params(), anchor=anchor)
 
 
 @dataclass
@@ -137,7 +134,7 @@ class _Urls:
     """Build the node links of one project's map, keeping the place the reader is at.
 
     A map draws hundreds of nodes, each with two links: a node's details URL is reversed
-    once per node id and its query built with a QueryDict.
+    once per node id and its query built by `address`.
     """
 
     def __init__(self, place: MapPlace, stale_ids: set[int] = frozenset()):
@@ -146,22 +143,19 @@ class _Urls:
         self.stale_ids = stale_ids
         self._index = reverse("headermap:index")
         self._details: dict[int, str] = {}
-        self._details_state = place.page_query + place.unreached_query
 
     def page(self, open_ids) -> str:
         """Return the map page's address with these nodes open."""
-        return f"{self._index}?{self.place.query(open_ids)}"
+        return address(self._index, self.place.params(open_ids))
 
     def details(self, path: tuple[int, ...]) -> str:
         """Return the address of a node's details, reached by `path`."""
         pk = path[-1]
-        address = self._details.get(pk)
-        if address is None:
-            address = self._details[pk] = reverse("headermap:details", args=[pk])
-        query = QueryDict(mutable=True)
-        query["project"] = str(self.place.project_id)
-        query["path"] = ".".join(map(str, path))
-        return f"{address}?{query.urlencode(safe='.')}{self._details_state}"
+        details = self._details.get(pk)
+        if details is None:
+            details = self._details[pk] = reverse("headermap:details", args=[pk])
+        reached = {"project": self.place.project_id, "path": ".".join(map(str, path))}
+        return address(details, reached, self.place.shown_params)
 
 
 def _items(
@@ -219,13 +213,12 @@ def _unreached_list(memories: Sequence[MapMemory], place: MapPlace) -> Unreached
     """Return the list page of `place` (the last if past it) of its category's `memories`."""
     page = Paginator(memories, UNREACHED_PER_PAGE).get_page(place.unreached_page)
     anchor = unreached_anchor(place.unreached)
-    memory_list = urlencode({"project": place.project_id, "category": place.unreached})
     return UnreachedList(
         category=place.unreached,
         page=page,
         pager=pager(
             page,
-            lambda number: f"{place.url(unreached_page=number)}#{anchor}",
+            lambda number: place.url(unreached_page=number, anchor=anchor),
             fragment=lambda number: place.url("headermap:unreached", unreached_page=number),
             label=f"Pages of {place.unreached} memories no header reaches",
             current=f"{page.start_index()}\N{EN DASH}{page.end_index()} of {page.paginator.count}",
@@ -233,7 +226,9 @@ def _unreached_list(memories: Sequence[MapMemory], place: MapPlace) -> Unreached
             swap="innerHTML",
             push_url=False,
         ),
-        memory_list_url=f"{reverse('memories:list')}?{memory_list}",
+        memory_list_url=address(
+            reverse("memories:list"), project=place.project_id, category=place.unreached
+        ),
     )
 
 
@@ -253,7 +248,7 @@ def _unreached_rows(
                     if group.category == place.unreached
                     else None
                 ),
-                show_url=f"{at.url()}#{anchor}",
+                show_url=at.url(anchor=anchor),
                 fragment_url=at.url("headermap:unreached"),
             )
         )
@@ -330,7 +325,7 @@ def unreached(request: HtmxHttpRequest) -> HttpResponse:
     if not place.unreached:
         raise Http404("Name the category to list: ?unreached=<category>.")
     if not request.htmx:
-        return redirect(f"{place.url()}#{unreached_anchor(place.unreached)}")
+        return redirect(place.url(anchor=unreached_anchor(place.unreached)))
     shown = _unreached_list(unreached_memories(project, place.unreached), place)
     return render(request, "headermap/index.html#unreached-list", {"unreached": shown})
 
@@ -349,7 +344,7 @@ def node_details(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     place = _place(request, project, path)
     if not request.htmx:
         anchor = "map-node-" + "-".join(map(str, path))
-        return redirect(f"{place.url()}#{anchor}")
+        return redirect(place.url(anchor=anchor))
     tree = header_map_below(project, pk)  # the text of what the details show, no more
     if tree is None:
         raise Http404("That memory is not live in this project.")

@@ -36,7 +36,7 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
         {
             "form": form,
             "page": page,
-            "query": query.urlencode(),
+            "query": query,  # the filters, for the export links
             "pager": pager(
                 page,
                 query_pages(query, request.path),

@@ -150,7 +150,7 @@ def _preview_context(form: LedgerForm, project: Project, query, path: str) -> di
         "find": values["find"],
         "found": found is not None,
         "row_count": len(rows),
-        "query": query.urlencode(),
+        "query": query,  # the form's values, for the download link
     }
 
 

@@ -8,7 +8,6 @@ shown again as things are now, with why, the reason typed kept, nothing written.
 """
 
 from collections.abc import Sequence
-from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -18,6 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memadmin.accounts.roles import role_required
+from memadmin.addresses import address
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
 from memadmin.core.numbers import ids_in
@@ -70,9 +70,7 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
         return redirect(target if safe else "memories:list")
     data = form.cleaned_data
     if data["action"] == MERGE:
-        return redirect(
-            f"{reverse('memories:merge')}?{urlencode({'ids': data['ids']}, doseq=True)}"
-        )
+        return redirect(address(reverse("memories:merge"), ids=data["ids"]))
     options = {"category": data["category"] or "", "composite": data["composite"]}
     if "confirm" in request.POST and form.is_valid():
         try:

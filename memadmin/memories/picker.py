@@ -10,7 +10,6 @@ typed, the search word dropped). No page ever lists the whole store in a control
 import json
 import re
 from collections.abc import Callable
-from urllib.parse import urlencode
 
 from django import forms
 from django.forms.utils import flatatt
@@ -133,6 +132,6 @@ def picker_response(
         "matches": find(term, asked["project"])[:PICK_LIMIT] if term else [],
         "term": term,
         "url": reverse(url_name),
-        "query": urlencode(query),
+        "query": query,  # each choice's address adds `choose` ({% querystring %})
     }
     return render(request, "includes/picker_results.html", context)

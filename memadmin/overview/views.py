@@ -1,13 +1,12 @@
 """The overview at `/`: every project at a glance, each figure a link to the list behind it."""
 
-from urllib.parse import urlencode
-
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import has_role
+from memadmin.addresses import address
 from memadmin.core.diagrams.counts import Bar, counts_svg
 from memadmin.htmx_request import HtmxHttpRequest
 
@@ -22,18 +21,19 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
     """
     if not has_role(request.user, "viewer"):
         return render(request, "overview/index.html", {"no_role": True})
-    cards = [(overview, _chart(overview)) for overview in project_overviews()]
+    # Each card: the project's figures, its chart, and the memory list's filter on the
+    # project, which the card's links extend ({% querystring %}).
+    cards = [
+        (overview, _chart(overview), {"project": overview.project.pk})
+        for overview in project_overviews()
+    ]
     return render(request, "overview/index.html", {"cards": cards, "expiring_days": EXPIRING_DAYS})
 
 
-def list_url(**filters) -> str:
-    """Return the memory list's address with these filters."""
-    return reverse("memories:list") + "?" + urlencode(filters)
-
-
 def _chart(overview: ProjectOverview) -> str:
+    memory_list = reverse("memories:list")
     bars = [
-        Bar(name, count, list_url(project=overview.project.pk, category=name))
+        Bar(name, count, address(memory_list, project=overview.project.pk, category=name))
         for name, count in overview.by_category
     ]
     summary = f"Live memories of {overview.project.name} by category"

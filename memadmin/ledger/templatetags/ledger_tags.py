@@ -1,7 +1,9 @@
 """The ledger on the memory page: `{% load ledger_tags %}{% memory_fragments memory %}`, `{% memory_injection memory %}`."""
 
 from django import template
+from django.urls import reverse
 
+from memadmin.addresses import address
 from memadmin.core.fragments import propose_split
 from memadmin.ledger.memory_injection import memory_injection as injection_of
 from memadmin.memories.models import Memory
@@ -35,5 +37,15 @@ def memory_fragments(context, memory: Memory) -> dict:
 
 @register.inclusion_tag("ledger/includes/memory_injection.html")
 def memory_injection(memory: Memory) -> dict:
-    """Render "injected at budget B: yes or no, and why" for the memory's project."""
-    return {"memory": memory, "injection": injection_of(memory)}
+    """Render "injected at budget B: yes or no, and why", with a link to the memory's row."""
+    injection = injection_of(memory)
+    if injection is None:
+        return {"memory": memory, "injection": None}
+    row = injection.display_id
+    ledger_url = address(
+        reverse("ledger:page", args=[memory.project_id]),
+        mode=injection.mode,
+        find=row,
+        anchor=f"row-{row}",
+    )
+    return {"memory": memory, "injection": injection, "ledger_url": ledger_url}
