@@ -163,8 +163,8 @@ class BaseBoundaryFormSet(forms.BaseFormSet):
         }
         if unknown:
             raise forms.ValidationError(
-                f"The form sent a row the page did not count ({len(unknown)} beyond its "
-                f"{counted}): nothing was read. Reload the page and try again.",
+                f"The form sent rows beyond the {counted} it counted: nothing was read. "
+                "Reload the page and try again.",
                 code="unknown_row",
             )
 
