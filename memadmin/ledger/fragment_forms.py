@@ -1,4 +1,13 @@
-"""The fragmentation page's form: how the fragments are joined, and the header over them."""
+"""The fragmentation page's forms: the split (its mode, its rows, one more start line), and the
+header over the fragments.
+
+The split's rows are a formset, one form per fragment after the first (`boundary-0-start`,
+`boundary-0-merge`, ...), with its management form: a page of a text of n lines shows at most
+n - 1 rows, so a post claiming more, leaving the management form out, or naming a row it did
+not count is refused whole.
+"""
+
+import re
 
 from django import forms
 
@@ -13,22 +22,166 @@ SPLIT_MODES = [
     ("items", "at list items"),
     ("paragraphs", "at blank lines (paragraphs)"),
 ]
+BOUNDARY_PREFIX = "boundary"
+_ROW_KEY = re.compile(rf"{BOUNDARY_PREFIX}-([0-9]+)-")
 
 
-class SplitModeForm(forms.Form):
-    """How the fragments are proposed; a mode that is not one is "auto"."""
+def start_line_field(lines: int, *, label: str, required: bool = False) -> WholeNumberField:
+    """Return a box for the line a fragment starts on: 2 to `lines`, the text's line count."""
+    if lines < 2:
+        outside = "This text is one line: a split needs at least two lines to start on."
+    else:
+        outside = (
+            f"Line %(show_value)s is outside the text: a fragment starts on line 2 to {lines}."
+        )
+    return WholeNumberField(
+        label=label,
+        required=required,
+        min_value=2,
+        max_value=lines,
+        error_messages={
+            "invalid": f"Write a line number in digits: a fragment starts on line 2 to {lines}.",
+            "min_value": outside,
+            "max_value": outside,
+        },
+    )
 
-    by = forms.ChoiceField(
+
+class ModeField(forms.ChoiceField):
+    """A split mode; anything that is not one (or nothing) is "auto"."""
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        return value if self.valid_value(value) else "auto"
+
+
+class SplitForm(forms.Form):
+    """How the fragments are proposed, and a line to start one more fragment on."""
+
+    by = ModeField(
         label="Propose fragments",
         choices=SPLIT_MODES,
         widget=forms.Select(attrs={"id": "split-by"}),
     )
 
-    @classmethod
-    def mode_of(cls, data) -> str:
-        """Return the mode `data` asks for, "auto" if none or an unknown one."""
-        form = cls(data)
-        return form.cleaned_data["by"] if form.is_valid() else "auto"
+    def __init__(self, *args, lines: int, **kwargs):
+        # No colon: each label starts a sentence its control ends ("Propose fragments at ...").
+        super().__init__(*args, label_suffix="", **kwargs)
+        self.fields["split_at"] = start_line_field(lines, label="Start a new fragment on line")
+
+    def mode(self) -> str:
+        """Return the mode asked for, "auto" if none or an unknown one."""
+        self.is_valid()
+        return self.cleaned_data["by"]
+
+    def asks_for_a_new_start(self) -> bool:
+        """Return True when the split_at box holds anything."""
+        return bool(str(self.data.get("split_at", "")).strip())
+
+
+class PreviewStateForm(forms.Form):
+    """What the page's preview was made from: its split mode and the version of the text.
+
+    Rendered unbound only, from what the page shows (never from a post), and without ids: the
+    page carries one of each. A mode that differs from the one asked for proposes again.
+    """
+
+    by_was = forms.CharField(required=False, widget=forms.HiddenInput)
+    expected_updated_at = WholeNumberField(required=False, min_value=0, widget=forms.HiddenInput)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, auto_id=False, **kwargs)
+
+    def mode_changed(self, by: str) -> bool:
+        """Return True when the page showed another mode than `by` (False if it did not say)."""
+        if "by_was" not in self.data:
+            return False
+        self.is_valid()
+        return self.cleaned_data.get("by_was") != by
+
+    def version(self) -> int | None:
+        """Return the version (updated_at) of the text the preview split, None if not given."""
+        self.is_valid()
+        return self.cleaned_data.get("expected_updated_at")
+
+
+class BoundaryForm(forms.Form):
+    """One fragment after the first: the line it starts on, and whether it joins the one before.
+
+    An emptied start merges the fragment too: with no line of its own, it is the one before's.
+    """
+
+    def __init__(self, *args, number: int | None, lines: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.number = number
+        label = f"Fragment {number} starts on line" if number else "A fragment starts on line"
+        self.fields["start"] = start_line_field(lines, label=label)
+        self.fields["merge"] = forms.BooleanField(
+            label=f"into fragment {number - 1}" if number else "into the fragment before",
+            required=False,
+        )
+
+
+class BaseBoundaryFormSet(forms.BaseFormSet):
+    """The split's rows, prefixed "boundary"; at most one per line after the text's first."""
+
+    def __init__(self, data=None, *, lines: int, starts: list[int] = (), **kwargs):
+        rows = max(lines - 1, 0)
+        super().__init__(
+            data,
+            prefix=BOUNDARY_PREFIX,
+            initial=None if data is not None else [{"start": line} for line in starts],
+            form_kwargs={"lines": lines},
+            error_messages={
+                "missing_management_form": "The form did not say how many rows of the split "
+                "it sent: nothing was read. Reload the page and try again.",
+                "too_many_forms": f"The form sent more rows than the page shows: this text has "
+                f"{lines} lines, so at most {rows} fragments start after the first. Reload the "
+                "page and try again.",
+            },
+            **kwargs,
+        )
+        # The limits of this text, not the factory's: a page shows one row per line after the first.
+        self.max_num = self.absolute_max = rows
+
+    def get_form_kwargs(self, index):
+        return {**self.form_kwargs, "number": None if index is None else index + 2}
+
+    def sent(self) -> bool:
+        """Return True when the request carries any of the split's rows or its management form."""
+        return any(str(key).startswith(f"{BOUNDARY_PREFIX}-") for key in self.data)
+
+    def clean(self):
+        if not self.management_form.is_valid():
+            return  # said already: a count is missing, so no row can be placed
+        counted = self.total_form_count()
+        unknown = {
+            digits
+            for key in self.data
+            if (match := _ROW_KEY.match(str(key)))
+            and (len(digits := match[1]) > 9 or int(digits) >= counted)
+        }
+        if unknown:
+            raise forms.ValidationError(
+                f"The form sent rows beyond the {counted} it counted: nothing was read. "
+                "Reload the page and try again.",
+                code="unknown_row",
+            )
+
+    def starts(self) -> tuple[list[int | None], set[int]]:
+        """Return each row's start line (None if emptied) and the numbers of the fragments
+        merged into the one before them (an emptied start merges its fragment)."""
+        starts, merged = [], set()
+        for form in self.forms:
+            starts.append(form.cleaned_data.get("start"))
+            if form.cleaned_data.get("merge") or starts[-1] is None:
+                merged.add(form.number)
+        return starts, merged
+
+
+BoundaryFormSet = forms.formset_factory(
+    BoundaryForm, formset=BaseBoundaryFormSet, extra=0, validate_max=True, can_delete=False
+)
 
 
 class FragmentForm(forms.Form):

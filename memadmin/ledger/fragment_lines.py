@@ -28,12 +28,13 @@ def proposed_lines(text: str, by: SplitMode = "auto") -> list[int]:
 
 
 def adjusted_lines(
-    starts: list[int], *, merged: set[int] = frozenset(), split_at: int | None = None
+    starts: list[int | None], *, merged: set[int] = frozenset(), split_at: int | None = None
 ) -> list[int]:
     """Return the start lines after merging and adding one, in order.
 
-    `starts[k]` is where fragment k + 2 starts; `merged` holds the numbers of fragments to
-    fold into the one before them; `split_at` starts one more fragment.
+    `starts[k]` is where fragment k + 2 starts (None for a fragment merged by emptying its
+    start, whose number is in `merged`); `merged` holds the numbers of fragments to fold into
+    the one before them; `split_at` starts one more fragment.
     """
     kept = [line for number, line in enumerate(starts, start=2) if number not in merged]
     if split_at is not None:

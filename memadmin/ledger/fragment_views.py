@@ -5,6 +5,8 @@ Every preview carries the version of the text it split (`expected_updated_at`, t
 names no version, splits nothing and the page comes back (409) previewing the text as it is.
 """
 
+from dataclasses import dataclass, field
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
@@ -13,62 +15,89 @@ from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts.roles import role_required
 from memadmin.core.fragments import Fragment, SplitError, proposed_summary
-from memadmin.core.numbers import INTEGER_MAX, parse_whole
 from memadmin.core.tokens import TokenCounter
 from memadmin.htmx_request import HtmxHttpRequest, wants_fragment
 from memadmin.memories.models import Memory
 
 from .counters import choose_counter
-from .fragment_forms import FragmentForm, SplitModeForm
-from .fragment_lines import adjusted_lines, fragments_at, line_of, offsets_of, proposed_lines
+from .fragment_forms import BoundaryFormSet, FragmentForm, PreviewStateForm, SplitForm
+from .fragment_lines import (
+    adjusted_lines,
+    fragments_at,
+    line_of,
+    line_starts,
+    offsets_of,
+    proposed_lines,
+)
 from .fragment_services import PreviewOutdated, memory_fragment
 
 MAP_COUNTER = "heuristic"  # what the header map sizes memories with
+CORRECT_THE_LINES = (
+    "Correct the lines marked below: nothing is previewed, or split, until every one is a line "
+    "of the text."
+)
 
 
-def _numbers(values: list[str]) -> tuple[list[int], list[str]]:
-    numbers, problems = [], []
-    for value in values:
-        value = value.strip()
-        if not value:
-            continue
-        number = parse_whole(value, minimum=0, maximum=INTEGER_MAX)
-        if number is not None:
-            numbers.append(number)
-        else:
-            problems.append(f"{value!r} is not a line number.")
-    return numbers, problems
+@dataclass
+class Split:
+    """The split a request asks for, and the controls that show it.
+
+    `malformed`: the rows came without their management form, or more of them (or other
+    ones) than a page shows; the page shows the proposal again with the refusal, status 400.
+    """
+
+    by: str
+    lines: list[int]
+    boundaries: BoundaryFormSet  # the rows shown: as typed when refused, else these lines
+    split_form: SplitForm
+    fragments: list[Fragment] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    malformed: bool = False
 
 
-def _split(request: HtmxHttpRequest, text: str) -> dict:
+def _split(request: HtmxHttpRequest, text: str) -> Split:
     """Return the split the request asks for: its mode, start lines, fragments and problems.
 
-    With no boundaries given (or "propose" asked, or the mode just changed) the proposal
-    for the mode is used; otherwise the submitted start lines, minus merged fragments,
-    plus the new one. The mode changed when a preview's `by` differs from `by_was`, the
-    mode the page showed: htmx names the fieldset, not the select, as the trigger, and a
-    page without JavaScript sends no trigger at all. Applying (POST) keeps the boundaries
-    shown.
+    With no rows given (or "propose" asked, or the mode just changed) the proposal for the
+    mode is used; otherwise the rows' start lines, minus merged fragments, plus the new one.
+    The mode changed when a preview's `by` differs from `by_was`, the mode the page showed:
+    htmx names the fieldset, not the select, as the trigger, and a page without JavaScript
+    sends no trigger at all. Applying (POST) reads the rows shown, which must come with their
+    management form.
     """
     data = request.POST if request.method == "POST" else request.GET
-    by = SplitModeForm.mode_of(data)
-    starts, problems = _numbers(data.getlist("start"))
-    merged, merge_problems = _numbers(data.getlist("merge"))
-    split_at, split_problems = _numbers([data.get("split_at", "")])
-    problems += merge_problems + split_problems
-    mode_changed = not _applying(request) and data.get("by_was", by) != by
-    reproposed = "propose" in data or mode_changed
-    if reproposed or not ("start" in data or split_at):
+    count = len(line_starts(text))
+    split_form = SplitForm(data, lines=count)
+    by = split_form.mode()
+    typed = BoundaryFormSet(data, lines=count)
+    applying = _applying(request)
+    mode_changed = not applying and PreviewStateForm(data).mode_changed(by)
+    asked = applying or typed.sent() or split_form.asks_for_a_new_start()
+    problems: list[str] = []
+    as_typed = malformed = False
+    if "propose" in data or mode_changed or not asked:
         lines = proposed_lines(text, by)
+    elif not (typed.is_valid() & split_form.is_valid()):  # both, so both show their errors
+        malformed = bool(typed.non_form_errors())
+        problems = list(typed.non_form_errors()) if malformed else [CORRECT_THE_LINES]
+        as_typed = not malformed
+        lines = proposed_lines(text, by) if malformed else []
     else:
-        lines = adjusted_lines(starts, merged=set(merged), split_at=(split_at or [None])[0])
+        starts, merged = typed.starts()
+        lines = adjusted_lines(starts, merged=merged, split_at=split_form.cleaned_data["split_at"])
+        as_typed = True
     fragments: list[Fragment] = []
     if not problems:
         try:
             fragments = fragments_at(text, lines)
         except SplitError as error:
             problems.append(str(error))
-    return {"by": by, "lines": lines, "fragments": fragments, "problems": problems}
+    if as_typed and problems:  # refused: the rows and the new line stay as they were typed
+        boundaries, shown_form = typed, split_form
+    else:
+        boundaries = BoundaryFormSet(lines=count, starts=lines)
+        shown_form = SplitForm(initial={"by": by}, lines=count)
+    return Split(by, lines, boundaries, shown_form, fragments, problems, malformed)
 
 
 def _applying(request: HtmxHttpRequest) -> bool:
@@ -105,15 +134,15 @@ def fragment(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
     else:
         form = FragmentForm(project=memory.project, initial=initial)
     outdated = False
-    if _applying(request) and form.is_valid() and not split["problems"]:
+    if _applying(request) and form.is_valid() and not split.problems:
         values = form.cleaned_data
-        seen = parse_whole(request.POST.get("expected_updated_at", ""), minimum=0)
+        seen = PreviewStateForm(request.POST).version()
         try:
             if seen is None:
                 raise PreviewOutdated(memory, unseen=True)
             result = memory_fragment(
                 memory=memory,
-                boundaries=offsets_of(memory.content, split["lines"]),
+                boundaries=offsets_of(memory.content, split.lines),
                 composite_type=values["type"],
                 summary=values["summary"],
                 title=values["title"],
@@ -137,7 +166,7 @@ def fragment(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
                 "the original is archived and linked below.",
             )
             return redirect("memories:detail", pk=result.header.pk)
-    refused = _applying(request) and (form.errors or split["problems"])
+    refused = split.malformed or (_applying(request) and (form.errors or split.problems))
     if request.method == "POST" and not _applying(request):
         form = FragmentForm(request.POST, project=memory.project, initial=initial)
         form.errors.clear()  # a preview judges the split only, not the header still being written
@@ -148,8 +177,10 @@ def fragment(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
         "form": form,
         "split": split,
         "counter": counter,
-        "preview": _preview(split["fragments"], memory.content, counter.counter),
-        "split_form": SplitModeForm(initial={"by": split["by"]}),
+        "preview": _preview(split.fragments, memory.content, counter.counter),
+        "previewed": PreviewStateForm(
+            initial={"by_was": split.by, "expected_updated_at": memory.updated_at}
+        ),
         "text_lines": memory.content.split("\n"),
         "archived": memory.status == Memory.Status.ARCHIVED,
     }

@@ -1,5 +1,7 @@
 """Pages that forgive, in a browser: a composite from ids, filters, fragmenting without script."""
 
+import re
+
 import pytest
 
 from memadmin.composites.models import Composite
@@ -48,11 +50,8 @@ def test_the_category_filter_forgives_case_and_parts(logged_in_page, live_server
     assert "Deploy Tuesdays." in page.locator("#table-section").inner_text()
 
 
-def test_previewing_a_split_without_javascript_keeps_the_token_out_of_the_address(
-    browser, live_server, people, project
-):
-    """Preview the split with scripts off: the address never carries the CSRF token."""
-    memory = memory_create(project=project, category="OPS_RULES", content=SOP, actor="agent")
+def editor_without_script(browser, live_server):
+    """Return a browser context with scripts off and its page, logged in as the editor."""
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     page.goto(f"{live_server.url}/login/")
@@ -60,10 +59,36 @@ def test_previewing_a_split_without_javascript_keeps_the_token_out_of_the_addres
     page.fill("#id_password", "correct horse battery staple")
     page.click("button[type=submit]")
     page.wait_for_url(f"{live_server.url}/")  # the overview
+    return context, page
+
+
+def test_previewing_a_split_without_javascript_keeps_the_token_out_of_the_address(
+    browser, live_server, people, project
+):
+    """Preview the split with scripts off: the address never carries the CSRF token."""
+    memory = memory_create(project=project, category="OPS_RULES", content=SOP, actor="agent")
+    context, page = editor_without_script(browser, live_server)
     page.goto(f"{live_server.url}/ledger/fragment/{memory.pk}/")
     assert page.locator("#id_summary").input_value() == "Release SOP"
     page.get_by_role("button", name="Preview the split").click()
     page.wait_for_load_state()
     assert "csrfmiddlewaretoken" not in page.url
     assert "heuristic" in page.locator(".ledger-counter").inner_text()
+    context.close()
+
+
+def test_merging_and_applying_a_split_without_javascript(browser, live_server, people, project):
+    """Scripts off: tick a merge box, preview (a post of the rows), apply: three details."""
+    memory = memory_create(project=project, category="OPS_RULES", content=SOP, actor="agent")
+    context, page = editor_without_script(browser, live_server)
+    page.goto(f"{live_server.url}/ledger/fragment/{memory.pk}/")
+    assert page.locator("#split-section h2").inner_text() == "4 details"
+    page.get_by_label("into fragment 2", exact=True).check()
+    page.get_by_role("button", name="Preview the split").click()
+    page.wait_for_load_state()
+    assert page.locator("#split-section h2").inner_text() == "3 details"
+    assert page.locator("#id_boundary-TOTAL_FORMS").input_value() == "2"
+    page.get_by_role("button", name="Fragment: create the details and the header").click()
+    page.wait_for_url(re.compile(r"/memories/\d+/$"))
+    assert Composite.objects.get(head__content="Release SOP").members.count() == 3
     context.close()

@@ -109,6 +109,36 @@ def test_choosing_another_split_mode_proposes_its_split(logged_in_page, live_ser
     page.locator("#split-section h2", has_text="4 details").wait_for()
 
 
+def test_a_merge_box_and_a_start_box_refresh_the_split(logged_in_page, live_server, project):
+    """Ticking a merge box previews one detail fewer; a start outside the text is refused under
+    its box, which the error describes, and nothing is previewed until it is corrected."""
+    memory = memory_create(
+        project=project, category="OPS_RULES", content=FRAGMENTABLE, actor="historian"
+    )
+    page = logged_in_page("editor")
+    page.goto(f"{live_server.url}/ledger/fragment/{memory.pk}/")
+    page.get_by_label("into fragment 2", exact=True).check()
+    page.locator("#split-section h2", has_text="3 details").wait_for()
+    assert page.locator("#id_boundary-TOTAL_FORMS").input_value() == "2"
+
+    start = page.get_by_label("Fragment 3 starts on line", exact=True)
+    assert start.input_value() == "5"
+    start.fill("99")
+    start.press("Tab")  # the change event: the split section comes back with the error
+    error = page.locator("#id_boundary-1-start_error")
+    error.wait_for()
+    assert error.inner_text() == "Line 99 is outside the text: a fragment starts on line 2 to 5."
+    start = page.get_by_label("Fragment 3 starts on line", exact=True)
+    assert start.get_attribute("aria-describedby") == "id_boundary-1-start_error"
+    assert start.get_attribute("aria-invalid") == "true"
+    assert page.locator("#split-section .fragment-text").count() == 0
+
+    start.fill("4")
+    start.press("Tab")
+    page.locator("#split-section h2", has_text="3 details").wait_for()
+    assert page.locator("#id_boundary-1-start_error").count() == 0
+
+
 def test_copy_puts_the_exact_block_on_the_clipboard(logged_in_page, live_server, store):
     """The Copy button copies the block as injected: escaped content stays escaped."""
     memory_create(

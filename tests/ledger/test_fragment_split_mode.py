@@ -1,4 +1,4 @@
-"""The fragment page's split mode is SplitModeForm: a select on the mode, "auto" when unknown."""
+"""The fragment page's split mode is SplitForm's `by`: a select on the mode, "auto" when unknown."""
 
 import pytest
 from pytest_django.asserts import assertContains

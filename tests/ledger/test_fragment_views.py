@@ -1,5 +1,7 @@
 """The fragmentation page: preview, adjust, apply, and the memory page's links."""
 
+import re
+
 import pytest
 
 from memadmin.composites.models import Composite
@@ -25,10 +27,28 @@ def url(memory):
     return f"/ledger/fragment/{memory.pk}/"
 
 
+def rows(*starts, merge=(), split_at=None) -> dict:
+    """Return the split as the page sends it: the rows' management form, one start line per row
+    (fragment 2 first), the merge boxes ticked for the fragments in `merge`, and the new line."""
+    data = {"boundary-TOTAL_FORMS": str(len(starts)), "boundary-INITIAL_FORMS": str(len(starts))}
+    for index, start in enumerate(starts):
+        data[f"boundary-{index}-start"] = str(start)
+        if index + 2 in merge:
+            data[f"boundary-{index}-merge"] = "on"
+    if split_at is not None:
+        data["split_at"] = str(split_at)
+    return data
+
+
+def start_boxes(body: str) -> list[str]:
+    """Return the names of the start-line boxes a page shows."""
+    return re.findall(r'name="(boundary-\d+-start)"', body)
+
+
 def test_the_page_previews_the_proposed_split(client_as, long_memory):
     """The page proposes fragments, listing where each starts and its text."""
     body = client_as("editor").get(url(long_memory)).content.decode()
-    assert body.count('name="start"') == 3
+    assert len(start_boxes(body)) == 3
     assert '<pre class="fragment-text">2. Tag with git tag vX' in body
     assert "4 details" in body
 
@@ -59,8 +79,9 @@ def test_previewing_without_javascript_keeps_the_token_out_of_the_address(client
 def test_merging_and_moving_refresh_the_preview_over_htmx(client_as, long_memory):
     """Merging fragment 4 into 3 gives three details, in the split section alone."""
     response = client_as("editor").get(
-        url(long_memory) + "?start=3&start=4&start=5&merge=4",
-        headers={"HX-Request": "true", "HX-Trigger-Name": "merge"},
+        url(long_memory),
+        rows(3, 4, 5, merge={4}),
+        headers={"HX-Request": "true", "HX-Trigger-Name": "boundary-2-merge"},
     )
     body = response.content.decode()
     assert body.lstrip().startswith('<div id="split-section"')
@@ -77,7 +98,8 @@ def test_changing_the_mode_proposes_again(client_as, long_memory):
     htmx names the fieldset as the trigger, not the select, so only `by_was` tells.
     """
     response = client_as("editor").get(
-        url(long_memory) + "?by=paragraphs&by_was=auto&start=3&start=5",
+        url(long_memory),
+        {"by": "paragraphs", "by_was": "auto", **rows(3, 5)},
         headers={"HX-Request": "true"},
     )
     assert "2 details" in response.content.decode()
@@ -85,20 +107,22 @@ def test_changing_the_mode_proposes_again(client_as, long_memory):
 
 def test_changing_the_mode_proposes_again_without_javascript(client_as, long_memory):
     """ "Preview the split" after choosing another mode shows that mode's proposal."""
-    body = client_as("editor").get(url(long_memory) + "?by=paragraphs&by_was=auto&start=3&start=5")
+    body = client_as("editor").get(
+        url(long_memory), {"by": "paragraphs", "by_was": "auto", **rows(3, 5)}
+    )
     assert "2 details" in body.content.decode()
 
 
 def test_the_same_mode_keeps_the_adjusted_boundaries(client_as, long_memory):
     """A preview in the mode already shown keeps the start lines as moved."""
-    body = client_as("editor").get(url(long_memory) + "?by=auto&by_was=auto&start=3&start=5")
+    body = client_as("editor").get(url(long_memory), {"by": "auto", "by_was": "auto", **rows(3, 5)})
     assert "3 details" in body.content.decode()  # the proposal has 4
     assert 'name="by_was" value="auto"' in body.content.decode()
 
 
 def test_an_empty_fragment_is_refused_with_its_lines(client_as, long_memory):
     """A boundary on a blank line gives a message naming the lines, and no preview."""
-    body = client_as("editor").get(url(long_memory) + "?start=2&start=3").content.decode()
+    body = client_as("editor").get(url(long_memory), rows(2, 3)).content.decode()
     assert "Fragment 2 (lines 2 to 2) would be empty: it holds only blank lines." in body
     assert "fragment-text" not in body
 
@@ -109,7 +133,7 @@ def test_applying_creates_the_header_and_goes_to_its_page(client_as, long_memory
     response = client.post(
         url(long_memory),
         {
-            "start": ["3", "4", "5"],
+            **rows(3, 4, 5),
             "type": "sequence",
             "summary": "Release SOP: build, tag, announce.",
             "header_category": "OPS_RULES",
@@ -132,7 +156,7 @@ def test_applying_without_a_summary_is_refused_and_writes_nothing(client_as, lon
     response = client_as("editor").post(
         url(long_memory),
         {
-            "start": ["3", "5"],
+            **rows(3, 5),
             "type": "theme",
             "header_category": "OPS_RULES",
             "header_importance": "90",
@@ -142,7 +166,7 @@ def test_applying_without_a_summary_is_refused_and_writes_nothing(client_as, lon
     body = response.content.decode()
     assert response.status_code == 400
     assert "Write the header&#x27;s summary" in body
-    assert body.count('name="start"') == 2
+    assert len(start_boxes(body)) == 2
     assert Memory.objects.count() == count
 
 
@@ -152,7 +176,7 @@ def test_applying_an_empty_detail_is_refused_and_writes_nothing(client_as, long_
     response = client_as("editor").post(
         url(long_memory),
         {
-            "start": ["2", "3"],
+            **rows(2, 3),
             "type": "sequence",
             "summary": "A summary.",
             "header_category": "OPS_RULES",
@@ -182,7 +206,7 @@ def test_the_memory_page_offers_fragmenting_a_long_memory(client_as, long_memory
 
 
 APPLY = {
-    "start": ["3", "4", "5"],
+    **rows(3, 4, 5),
     "type": "sequence",
     "summary": "My summary of the SOP.",
     "header_category": "OPS_RULES",
