@@ -3,7 +3,7 @@
 Built on the standard library's parser, so attribute values and text come unescaped
 (`&amp;` reads `&`), and text keeps the spaces a reader sees between inline elements.
 Attribute names are given as keywords with `_` for `-` (`hx_get="..."` matches `hx-get`, and
-`for_` matches `for`); `class_` matches one class among the element's; `True` matches an attribute that is present,
+`for_` matches `for`); `class_` matches classes among the element's (`class_="badge moved"`: both); `True` matches an attribute that is present,
 whatever its value (a bare attribute such as `open` has the value None).
 """
 
@@ -86,7 +86,7 @@ def _matches(element: Node, tag: str | None, wanted: dict) -> bool:
     have = element.attributes
     for name, value in wanted.items():
         if name == "class_":
-            if value not in (have.get("class") or "").split():
+            if not set(value.split()) <= set((have.get("class") or "").split()):
                 return False
             continue
         name = name.rstrip("_").replace("_", "-")

@@ -13,6 +13,7 @@ from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
 from memadmin.taxonomy.facts_services import facts_write
 from memadmin.taxonomy.selectors import category_names, facts_check, prompt_texts
+from tests.html_tree import find, find_all, text
 
 pytestmark = pytest.mark.django_db
 
@@ -93,15 +94,19 @@ def test_the_page_lists_accepted_facts_by_category_and_every_rejection(project, 
     page = response.content.decode()
     assert response.status_code == 200
     assert "2 accepted, 5 rejected" in page
-    assert "<h4>OPS_RULES <small>(2)</small></h4>" in page
-    assert "Drain a node before rebooting it." in page
+    accepted = find(page, "section", class_="facts-accepted")
+    (heading,) = [h for h in find_all(accepted, "h4") if text(h) == "OPS_RULES (2)"]
+    assert text(find(heading, "small")) == "(2)"
+    assert "Drain a node before rebooting it." in text(accepted)
+    rejected = find(find(page, "section", class_="facts-rejected"), "tbody")
+    reasons = [text(find_all(row, "td")[1]) for row in find_all(rejected, "tr")]
     for reason in (
-        "unknown category &lt;USER_DIRECTIVES&gt;",
+        "unknown category <USER_DIRECTIVES>",
         "empty block",
         "empty bullet",
         "malformed: text outside a bullet",
     ):
-        assert reason in page
+        assert any(reason in shown for shown in reasons), reason
     assert "Write 2 accepted facts" not in page  # a viewer may check, not write
     assert not Memory.objects.exists()
 
