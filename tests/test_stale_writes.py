@@ -21,6 +21,7 @@ from memadmin.memories.services import memory_create, memory_update
 from memadmin.projects.services import project_set_budget
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
+from tests.html_tree import find, find_all, submitted, text
 
 pytestmark = pytest.mark.django_db
 
@@ -88,7 +89,10 @@ def test_a_composite_delete_without_its_fingerprint_deletes_nothing(client_as, c
     assert response.status_code == 409
     body = response.content.decode()
     assert "did not say which version of the composite it confirms" in body
-    assert "Gone.</textarea>" in body
+    form = find(
+        body, "form", method="post", action=reverse("composites:delete", args=[composite.pk])
+    )
+    assert find(form, "textarea", name="reason") and dict(submitted(form))["reason"] == "Gone."
     assert Composite.objects.filter(pk=composite.pk).exists()
     assert not AuditEvent.objects.filter(action="composite_deleted").exists()
 
@@ -114,7 +118,8 @@ def test_a_criteria_clear_or_keep_without_its_revision_is_refused(client_as, ove
         reverse(f"taxonomy:{verb}", args=[overridden.project_id, "RESEARCH"])
     )
     assert response.status_code == 409
-    assert '<div class="conflict" role="alert">' in response.content.decode()
+    conflict = find(response.content.decode(), "div", class_="conflict", role="alert")
+    assert "nothing was done" in text(conflict)
     stored = category_by_name(overridden.project, "RESEARCH")
     assert stored.revision == overridden.revision
     assert stored.effective_criteria["definition"] == "Ours."
@@ -164,7 +169,12 @@ def test_the_admin_refuses_to_save_a_memory_over_a_newer_edit(client_as, memory)
     body = response.content.decode()
     assert "was saved by someone else since this form was opened" in body
     assert "now &#x27;Their text.&#x27;, yours &#x27;My text.&#x27;" in body
-    assert "My text.</textarea>" in body
+    (form,) = [
+        form
+        for form in find_all(body, "form", method="post")
+        if find_all(form, "textarea", name="content")
+    ]
+    assert dict(submitted(form))["content"] == "My text."
     memory.refresh_from_db()
     assert memory.content == "Their text."
     # The refused form now carries the stored version: saving again is deliberate.

@@ -11,6 +11,7 @@ from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
+from tests.html_tree import find, find_all, text
 
 pytestmark = pytest.mark.django_db
 
@@ -152,9 +153,11 @@ def test_clear_override_asks_first_and_can_be_undone(client_as, project):
     category = category_by_name(project, "RESEARCH")
     client = client_as("curator")
     page = client.get(reverse("taxonomy:category", args=[project.pk, "RESEARCH"])).content.decode()
-    confirm = page.split('class="clear-confirm"', 1)[1].split("</details>", 1)[0]
-    assert "These edits will be lost" in confirm and "<strong>Definition</strong>" in confirm
-    assert "<ins>" in confirm and "own" in confirm
+    confirm = find(page, "details", class_="clear-confirm")
+    assert "These edits will be lost" in text(confirm)
+    (lost,) = find_all(find(confirm, "ul", class_="clear-losses"), "li")
+    assert text(find(lost, "strong")) == "Definition"
+    assert any("own" in text(added) for added in find_all(lost, "ins"))
     cleared = client.post(
         reverse("taxonomy:clear", args=[project.pk, "RESEARCH"]),
         {"revision": category.revision},
