@@ -8,7 +8,6 @@ tests/headermap/test_stale_views.py; the bulk bar's confirmation in tests/memori
 """
 
 import json
-import re
 
 import pytest
 from django.urls import reverse
@@ -21,7 +20,7 @@ from memadmin.memories.services import memory_create, memory_update
 from memadmin.projects.services import project_set_budget
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
-from tests.html_tree import find, find_all, submitted, text
+from tests.html_tree import attribute, find, find_all, submitted, text
 
 pytestmark = pytest.mark.django_db
 
@@ -33,8 +32,13 @@ def memory(project):
     return memory_create(project=project, category="OPS_RULES", content="Base.", actor="agent")
 
 
-def hidden_fields(body: str) -> dict:
-    return dict(re.findall(r'type="hidden" name="(\w+)" value="([^"]*)"', body))
+def hidden_fields(body: str, action: str) -> dict:
+    """The hidden fields of the page's form that posts to `action`."""
+    form = find(body, "form", method="post", action=action)
+    return {
+        attribute(field, "name"): attribute(field, "value")
+        for field in find_all(form, "input", type="hidden")
+    }
 
 
 def test_a_memory_edit_without_its_version_is_refused_with_both_texts(client_as, memory):
@@ -54,7 +58,11 @@ def test_a_memory_edit_without_its_version_is_refused_with_both_texts(client_as,
     # The refused form carries the version it showed: saving again is deliberate and works.
     again = client.post(
         reverse("memories:edit", args=[memory.pk]),
-        {**EDIT, "content": "My text.", **hidden_fields(body)},
+        {
+            **EDIT,
+            "content": "My text.",
+            **hidden_fields(body, reverse("memories:edit", args=[memory.pk])),
+        },
     )
     assert again.status_code == 302
     memory.refresh_from_db()
@@ -129,7 +137,7 @@ def test_a_criteria_save_without_its_revision_is_refused_with_the_text_kept(clie
     """The full editor posted without `revision` saves nothing and keeps what was typed."""
     client = client_as("curator")
     url = reverse("taxonomy:edit", args=[overridden.project_id, "RESEARCH"])
-    data = hidden_fields(client.get(url).content.decode())
+    data = hidden_fields(client.get(url).content.decode(), url)
     form = client.get(url).context["form"]
     posted = {name: form[name].value() or "" for name in form.fields}
     for formset in form.formsets.values():  # the list fields: management form and boxes

@@ -2,7 +2,6 @@
 
 import io
 import json
-import re
 
 import pytest
 from django.core.cache import cache
@@ -58,11 +57,8 @@ ONE_STALE = (
 def shown_version(client, header) -> str:
     """Return the version the queue's "Mark synced" form for the header carries."""
     body = client.get("/map/stale/").content.decode()
-    action = f'action="/map/stale/{header.pk}/synced/"'
-    form = body[body.index(action) :]
-    found = re.search(r'name="version" value="([0-9a-f]+)"', form)
-    assert found, "the form carries no version"
-    return found[1]
+    form = find(body, "form", method="post", action=f"/map/stale/{header.pk}/synced/")
+    return attribute(find(form, "input", type="hidden", name="version"), "value")
 
 
 @pytest.fixture(autouse=True)
