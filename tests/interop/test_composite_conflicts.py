@@ -71,7 +71,9 @@ def test_the_page_offers_both_sides_to_a_curator_only(conflicted, client_as):
         for button in find_all(form, "button", type="submit", name="keep")
     ]
     assert keeps == ["store", "memadmin"]
-    assert "Keep the store" not in text(page(client_as("editor")))
+    assert (
+        "Keep the store" not in client_as("editor").get(reverse("interop:index")).content.decode()
+    )
 
 
 def test_keeping_memadmins_side_writes_it_over_the_store_row(conflicted, client_as, people):
@@ -85,7 +87,7 @@ def test_keeping_memadmins_side_writes_it_over_the_store_row(conflicted, client_
     assert shown(composite) == ("theme", 1, [2, 3])
     event = AuditEvent.objects.get(action="composite_conflict_resolved")
     assert (event.actor_label, event.changes["keep"]) == (people["curator"].username, "memadmin")
-    assert "Keep the store" not in text(page(client))
+    assert "Keep the store" not in client.get(reverse("interop:index")).content.decode()
     context_db_sync(path=path)
     assert composite_conflicts() == []
     assert store_composites(path) == [("theme", 1, 0, [2, 3])]

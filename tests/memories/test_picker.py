@@ -9,23 +9,21 @@ from memadmin.composites.services import composite_create
 from memadmin.memories.bulk_forms import BulkForm
 from memadmin.memories.picker import PICK_LIMIT, chosen_value, search_term
 from memadmin.memories.services import memory_create
-from tests.html_tree import attribute, find, find_all
+from tests.html_tree import attribute, find, find_all, parse
 
 pytestmark = pytest.mark.django_db
 
 
 def choices(body: str) -> list[str]:
-    """Return the values the picker's answer offers, in order."""
-    return (
-        [
-            parse_qs(urlsplit(attribute(choice, "hx-get")).query)["choose"][0]
-            for choice in find_all(
-                find(body, "ul", class_="picker-list"), "button", class_="picker-choice"
-            )
-        ]
-        if find_all(body, "ul", class_="picker-list")
-        else []
-    )
+    """Return the values the picker's answer offers, in order: its list's choice buttons."""
+    answer = parse(body)
+    lists = find_all(answer, "ul", class_="picker-list")
+    buttons = find_all(lists[0], "button", class_="picker-choice") if lists else []
+    offering = [e for e in find_all(answer, hx_get=True) if "choose=" in attribute(e, "hx-get")]
+    assert len(lists) <= 1 and offering == buttons, "a choice outside the picker's one list"
+    return [
+        parse_qs(urlsplit(attribute(button, "hx-get")).query)["choose"][0] for button in buttons
+    ]
 
 
 @pytest.fixture
