@@ -199,9 +199,14 @@ def test_the_memory_page_lists_related_memories_and_shared_composites(themed, cl
     client_as("viewer").get(reverse("curation:duplicates", args=[project.pk]))
     html = client_as("viewer").get(reverse("memories:detail", args=[theme[0].pk])).content
     html = html.decode()
-    assert "Related memories" in html
-    assert reverse("memories:detail", args=[theme[1].pk]) in html
-    assert "theme “Trains”" in html
+    related = find(html, "section", class_="related-memories")
+    assert text(find(related, "h2")) == "Related memories"
+    (item,) = [
+        item
+        for item in find_all(find(related, "ol", class_="related-list"), "li")
+        if links(item)[0][1] == reverse("memories:detail", args=[theme[1].pk])
+    ]
+    assert "theme “Trains”" in [name for name, _ in links(item)]  # the composite they share
 
 
 def test_the_navigation_links_curation(client_as, db):
