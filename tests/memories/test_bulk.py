@@ -351,6 +351,13 @@ class TestPages:
         assert text(summary) == "4 rows will change (2 back to active, 2 back to permanent)."
         assert body.count("archived → permanent") == 2
         assert body.count("archived → active") == 2
+        labels = row_labels(body)
+        assert sorted(label.split(" · ")[1] for label in labels) == [
+            "archived → active",
+            "archived → active",
+            "archived → permanent",
+            "archived → permanent",
+        ]
         done = client.post(
             reverse("memories:bulk"),
             {"ids": ids, "action": "restore", "expected": 4, "confirm": "1", "next": "/memories/"},

@@ -329,6 +329,13 @@ def test_a_refused_concurrent_edit_says_so_once_and_keeps_both_texts(
     assert page.lower().count("nothing was overwritten") == 1
     assert "Their version (in force)" in page and "Alice&#x27;s definition." in page
     assert page.count("Bob&#x27;s definition.") == 2  # in the comparison and still in the box
+    assert "Someone else saved" in text(conflict_box(page))
+    mine = [text(row) for row in find_all(find(conflict_box(page), "tbody"), "tr")]
+    assert any(row.endswith("Bob's definition.") for row in mine)  # the comparison's last column
+    posting = [
+        form for form in find_all(page, "form", method="post") if find_all(form, name="definition")
+    ]
+    assert [dict(submitted(form))["definition"] for form in posting] == ["Bob's definition."]
     assert category_by_name(project, "INCIDENTS").effective_criteria["definition"] == (
         "Alice's definition."
     )
