@@ -2,8 +2,8 @@
 
 Built on the standard library's parser, so attribute values and text come unescaped
 (`&amp;` reads `&`), and text keeps the spaces a reader sees between inline elements.
-Attribute names are given as keywords with `_` for `-` (`hx_get="..."` matches `hx-get`);
-`class_` matches one class among the element's; `True` matches an attribute that is present,
+Attribute names are given as keywords with `_` for `-` (`hx_get="..."` matches `hx-get`, and
+`for_` matches `for`); `class_` matches classes among the element's (`class_="badge moved"`: both); `True` matches an attribute that is present,
 whatever its value (a bare attribute such as `open` has the value None).
 """
 
@@ -86,10 +86,10 @@ def _matches(element: Node, tag: str | None, wanted: dict) -> bool:
     have = element.attributes
     for name, value in wanted.items():
         if name == "class_":
-            if value not in (have.get("class") or "").split():
+            if not set(value.split()) <= set((have.get("class") or "").split()):
                 return False
             continue
-        name = name.replace("_", "-")
+        name = name.rstrip("_").replace("_", "-")
         if name not in have or (value is not True and have[name] != value):
             return False
     return True
@@ -137,3 +137,53 @@ def text(element: Node) -> str:
 def links(html: str | Node) -> list[tuple[str, str]]:
     """Return the (text, href) of every link of `html`, in document order."""
     return [(text(a), attribute(a, "href")) for a in find_all(html, "a", href=True)]
+
+
+def definitions(element: Node) -> dict[str, Node]:
+    """Return the terms of a definition list (their text), each with its description (<dd>)."""
+    described, term = {}, None
+    for child in element.children:
+        if isinstance(child, Node) and child.name == "dt":
+            term = text(child)
+        elif isinstance(child, Node) and child.name == "dd" and term is not None:
+            described[term] = child
+    return described
+
+
+def selected(select: Node) -> list[str]:
+    """Return the values of a <select>'s selected options."""
+    return [attribute(option, "value") for option in find_all(select, "option", selected=True)]
+
+
+CHECKED = ("checkbox", "radio")  # inputs sent only when checked
+
+
+def submitted(form: Node) -> list[tuple[str, str]]:
+    """Return the (name, value) pairs a browser sends for `form` as it stands, buttons aside.
+
+    Inputs count (a checkbox or radio only when checked), each select's selected options (or its
+    first, a single select with none selected), and textareas. Disabled controls do not.
+    """
+    pairs = []
+    for element in form.elements():
+        name = attribute(element, "name")
+        if name is None or "disabled" in element.attributes:
+            continue
+        if element.name == "input":
+            kind = attribute(element, "type") or "text"
+            if kind in ("submit", "button", "reset", "image", "file"):
+                continue
+            if kind in CHECKED and "checked" not in element.attributes:
+                continue
+            value = attribute(element, "value")
+            pairs.append((name, value if value is not None else "on" if kind in CHECKED else ""))
+        elif element.name == "select":
+            options = find_all(element, "option")
+            chosen = find_all(element, "option", selected=True)
+            if not chosen and "multiple" not in element.attributes:
+                chosen = options[:1]
+            pairs += [(name, o.attributes.get("value", text(o))) for o in chosen]
+        elif element.name == "textarea":  # a browser drops the newline that opens the text
+            typed = "".join(c for c in element.children if isinstance(c, str))
+            pairs.append((name, typed.removeprefix("\n")))
+    return pairs

@@ -8,7 +8,6 @@ tests/headermap/test_stale_views.py; the bulk bar's confirmation in tests/memori
 """
 
 import json
-import re
 
 import pytest
 from django.urls import reverse
@@ -21,6 +20,7 @@ from memadmin.memories.services import memory_create, memory_update
 from memadmin.projects.services import project_set_budget
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
+from tests.html_tree import attribute, find, find_all, submitted, text
 
 pytestmark = pytest.mark.django_db
 
@@ -32,8 +32,13 @@ def memory(project):
     return memory_create(project=project, category="OPS_RULES", content="Base.", actor="agent")
 
 
-def hidden_fields(body: str) -> dict:
-    return dict(re.findall(r'type="hidden" name="(\w+)" value="([^"]*)"', body))
+def hidden_fields(body: str, action: str) -> dict:
+    """The hidden fields of the page's form that posts to `action`."""
+    form = find(body, "form", method="post", action=action)
+    return {
+        attribute(field, "name"): attribute(field, "value")
+        for field in find_all(form, "input", type="hidden")
+    }
 
 
 def test_a_memory_edit_without_its_version_is_refused_with_both_texts(client_as, memory):
@@ -53,7 +58,11 @@ def test_a_memory_edit_without_its_version_is_refused_with_both_texts(client_as,
     # The refused form carries the version it showed: saving again is deliberate and works.
     again = client.post(
         reverse("memories:edit", args=[memory.pk]),
-        {**EDIT, "content": "My text.", **hidden_fields(body)},
+        {
+            **EDIT,
+            "content": "My text.",
+            **hidden_fields(body, reverse("memories:edit", args=[memory.pk])),
+        },
     )
     assert again.status_code == 302
     memory.refresh_from_db()
@@ -88,7 +97,10 @@ def test_a_composite_delete_without_its_fingerprint_deletes_nothing(client_as, c
     assert response.status_code == 409
     body = response.content.decode()
     assert "did not say which version of the composite it confirms" in body
-    assert "Gone.</textarea>" in body
+    form = find(
+        body, "form", method="post", action=reverse("composites:delete", args=[composite.pk])
+    )
+    assert find(form, "textarea", name="reason") and dict(submitted(form))["reason"] == "Gone."
     assert Composite.objects.filter(pk=composite.pk).exists()
     assert not AuditEvent.objects.filter(action="composite_deleted").exists()
 
@@ -114,7 +126,8 @@ def test_a_criteria_clear_or_keep_without_its_revision_is_refused(client_as, ove
         reverse(f"taxonomy:{verb}", args=[overridden.project_id, "RESEARCH"])
     )
     assert response.status_code == 409
-    assert '<div class="conflict" role="alert">' in response.content.decode()
+    conflict = find(response.content.decode(), "div", class_="conflict", role="alert")
+    assert "nothing was done" in text(conflict)
     stored = category_by_name(overridden.project, "RESEARCH")
     assert stored.revision == overridden.revision
     assert stored.effective_criteria["definition"] == "Ours."
@@ -124,7 +137,7 @@ def test_a_criteria_save_without_its_revision_is_refused_with_the_text_kept(clie
     """The full editor posted without `revision` saves nothing and keeps what was typed."""
     client = client_as("curator")
     url = reverse("taxonomy:edit", args=[overridden.project_id, "RESEARCH"])
-    data = hidden_fields(client.get(url).content.decode())
+    data = hidden_fields(client.get(url).content.decode(), url)
     form = client.get(url).context["form"]
     posted = {name: form[name].value() or "" for name in form.fields}
     for formset in form.formsets.values():  # the list fields: management form and boxes
@@ -164,7 +177,12 @@ def test_the_admin_refuses_to_save_a_memory_over_a_newer_edit(client_as, memory)
     body = response.content.decode()
     assert "was saved by someone else since this form was opened" in body
     assert "now &#x27;Their text.&#x27;, yours &#x27;My text.&#x27;" in body
-    assert "My text.</textarea>" in body
+    (form,) = [
+        form
+        for form in find_all(body, "form", method="post")
+        if find_all(form, "textarea", name="content")
+    ]
+    assert dict(submitted(form))["content"] == "My text."
     memory.refresh_from_db()
     assert memory.content == "Their text."
     # The refused form now carries the stored version: saving again is deliberate.

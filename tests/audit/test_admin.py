@@ -1,7 +1,5 @@
 """Django's admin goes through the services: audited, validated, and unable to break a rule."""
 
-import re
-
 import pytest
 from django.apps import apps
 from django.contrib import admin
@@ -15,6 +13,7 @@ from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
 from memadmin.service_admin import ReadOnlyAdmin, ServiceAdmin
 from memadmin.taxonomy.selectors import category_by_name
+from tests.html_tree import attribute, find, find_all
 
 pytestmark = pytest.mark.django_db
 
@@ -28,9 +27,13 @@ def written():
 def change_form(client, url: str, data: dict):
     """Post an admin change form as a person does: with the version the form was opened at."""
     body = client.get(url).content.decode()
-    version = re.search(r'name="edited_version" value="([0-9a-f:A-Za-z-]*)"', body)
-    assert version, "the change form carries no version"
-    return client.post(url, {**data, "edited_version": version[1]})
+    (form,) = [
+        form
+        for form in find_all(body, "form", method="post")
+        if find_all(form, name="edited_version")
+    ]
+    version = attribute(find(form, "input", type="hidden", name="edited_version"), "value")
+    return client.post(url, {**data, "edited_version": version})
 
 
 def test_every_model_of_the_dashboard_is_in_the_admin():

@@ -5,14 +5,13 @@ row's; a delete confirmed after someone changed (or deleted) one of them, or sen
 version, deletes nothing and shows the confirmation again (409).
 """
 
-import re
-
 import pytest
 
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create, composite_set_title
 from memadmin.memories.services import memory_create
+from tests.html_tree import attribute, find, find_all
 
 pytestmark = pytest.mark.django_db
 
@@ -29,9 +28,12 @@ def composites(project):
 
 
 def version_in(body: str) -> str:
-    found = re.search(r'name="edited_version" value="([0-9a-f]*)"', body)
-    assert found, "the confirmation carries no version"
-    return found[1]
+    (form,) = [
+        form
+        for form in find_all(body, "form", method="post")
+        if find_all(form, name="edited_version")
+    ]
+    return attribute(find(form, "input", type="hidden", name="edited_version"), "value")
 
 
 def delete_url(composite) -> str:

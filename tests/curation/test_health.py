@@ -15,7 +15,7 @@ from memadmin.curation.health import KINDS, health_report
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.projects.services import project_set_budget
-from tests.html_tree import find, links, text
+from tests.html_tree import find, find_all, links, text
 
 DAY_MS = 86_400_000
 
@@ -151,7 +151,13 @@ def test_the_page_lists_and_filters_the_queue(unhealthy, client_as):
     url = reverse("curation:health", args=[project.pk])
     html = client_as("viewer").get(url).content.decode()
     assert "Category the pack lacks (1)" in html
-    assert reverse("memories:edit", args=[unhealthy["stray"].pk]) in html
+    (stray,) = find_all(
+        find(html, "table", class_="health-queue"), "tr", class_="health-unknown_category"
+    )
+    resolve = find_all(stray, "td")[-1]
+    assert [href for _, href in links(resolve)] == [
+        reverse("memories:edit", args=[unhealthy["stray"].pk])
+    ]
     only = client_as("viewer").get(url, {"kind": "expiring"}).content.decode()
     assert "expires in 1 day" in only and "LEGACY_NOTES" not in only
 

@@ -8,7 +8,7 @@ from memadmin.composites.services import composite_create
 from memadmin.curation.models import Analysis
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
-from tests.html_tree import attribute, find, find_all, text
+from tests.html_tree import attribute, find, find_all, links, text
 
 THEME = [
     "Release train: tag the build with git tag before the release train leaves staging.",
@@ -49,12 +49,20 @@ def test_the_page_shows_each_pair_with_similarity_diff_and_actions(themed, clien
     html = response.content.decode()
     assert "Computing" not in html
     assert f"#{pair[0].pk}" in html and f"#{pair[1].pk}" in html
-    assert "lexical similarity <strong>" in html
-    assert "<del>" in html or "<ins>" in html
+    (shown,) = [
+        found
+        for found in find_all(html, "div", class_="duplicate-pair")
+        if {f"#{pair[0].pk}", f"#{pair[1].pk}"} <= {name for name, _ in links(found)}
+    ]
+    (sentence, diff) = find_all(shown, "p")[:2]
+    assert "lexical similarity" in text(sentence) and find(sentence, "strong")
+    assert "word-diff" in attribute(diff, "class").split()
+    assert find_all(diff, "del") or find_all(diff, "ins")
     # the pair spans two categories: no merge is offered, archiving is
     assert "a merge stays within one category" in html
-    assert reverse("curation:archive", args=[pair[1].pk]) in html
-    assert f'name="expected_updated_at" value="{pair[1].updated_at}"' in html
+    archive = reverse("curation:archive", args=[pair[1].pk])
+    form = find(shown, "form", method="post", action=archive)
+    assert find(form, "input", name="expected_updated_at", value=str(pair[1].updated_at))
     assert "Group as alternatives" in html
 
 
@@ -114,8 +122,12 @@ def test_a_suggestion_proposes_the_most_important_head(themed, client_as):
     html = client_as("editor").get(reverse("curation:suggestions", args=[project.pk])).content
     html = html.decode()
     assert "Make a theme composite of these" in html
-    assert f"#{theme[2].display_id}</a>" in html
-    assert "proposed head" in html
+    proposed = [
+        item
+        for item in find_all(html, "li")
+        if "proposed head" in text(item) and find_all(item, "a")
+    ]
+    assert [links(item)[0][0] for item in proposed] == [f"#{theme[2].display_id}"]
 
 
 def test_grouping_shows_the_composite_first_and_makes_nothing(themed, client_as):
@@ -126,8 +138,10 @@ def test_grouping_shows_the_composite_first_and_makes_nothing(themed, client_as)
     assert response.status_code == 200
     assert b"Make the composite" in response.content
     assert b"Theme: release, train, tag, build, staging." in response.content
-    head = f'value="{theme[2].pk}" required id="id_head_2" checked'  # the most important
-    assert head.encode() in response.content
+    heads = find_all(response.content.decode(), "input", type="radio", name="head")
+    (chosen,) = [radio for radio in heads if "checked" in radio.attributes]  # the most important
+    assert (attribute(chosen, "value"), attribute(chosen, "id")) == (str(theme[2].pk), "id_head_2")
+    assert all("required" in radio.attributes for radio in heads)
     assert not Composite.objects.exists()
 
 
@@ -187,9 +201,14 @@ def test_the_memory_page_lists_related_memories_and_shared_composites(themed, cl
     client_as("viewer").get(reverse("curation:duplicates", args=[project.pk]))
     html = client_as("viewer").get(reverse("memories:detail", args=[theme[0].pk])).content
     html = html.decode()
-    assert "Related memories" in html
-    assert reverse("memories:detail", args=[theme[1].pk]) in html
-    assert "theme “Trains”" in html
+    related = find(html, "section", class_="related-memories")
+    assert text(find(related, "h2")) == "Related memories"
+    (item,) = [
+        item
+        for item in find_all(find(related, "ol", class_="related-list"), "li")
+        if links(item)[0][1] == reverse("memories:detail", args=[theme[1].pk])
+    ]
+    assert "theme “Trains”" in [name for name, _ in links(item)]  # the composite they share
 
 
 def test_the_navigation_links_curation(client_as, db):

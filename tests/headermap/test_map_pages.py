@@ -9,7 +9,7 @@ from memadmin.composites.services import composite_create
 from memadmin.headermap import views
 from memadmin.headermap.selectors import header_map, header_map_below, unreached_memories
 from memadmin.memories.services import memory_create, memory_update
-from tests.html_tree import attribute, find, find_all, links, text
+from tests.html_tree import attribute, find, find_all, links, text, top
 
 pytestmark = pytest.mark.django_db
 
@@ -137,7 +137,9 @@ def test_details_fetched_on_page_three_link_back_to_page_three(client_as, projec
         HTTP_HX_REQUEST="true",
     ).content.decode()
     assert "<html" not in fragment
-    assert "Header 2." in fragment
+    (listed,) = top(fragment)  # the node's list of details, alone
+    assert (listed.name, attribute(listed, "class")) == ("ul", "map-tree")
+    assert "Header 2." in text(listed)
     page_three = f"{MAP}?project={project.pk}&page=3&open={theme.pk}&open={header.pk}"
     node = find(fragment, "li", id=f"map-node-{theme.pk}-{header.pk}")
     assert links(find(node, "div", class_="map-details")) == [
@@ -181,6 +183,8 @@ def test_htmx_page_links_get_the_tree_section_only(client_as, project, make_root
     )
     body = fragment.content.decode()
     assert "<html" not in body and "map-summary" not in body
+    heading = top(body)[0]  # the tree section's contents, from its heading
+    assert (heading.name, attribute(heading, "id")) == ("h2", "map-tree-title")
     assert "Root 002." in body and "Root 001." not in body
     assert text(find(body, "h2", id="map-tree-title")) == "Headers"
     assert current_page(body, "Pages of top headers") == "Page 2 of 3"
@@ -197,12 +201,15 @@ def test_the_unreached_list_of_a_category_loads_with_and_without_htmx(
     query = {"project": project.pk, "unreached": "ENV_STATE"}
     fragment = client.get(UNREACHED, query, HTTP_HX_REQUEST="true").content.decode()
     assert "<html" not in fragment
-    assert "Loose 000." in fragment and "Loose 001." in fragment
+    listed = top(fragment)[0]  # the category's list, alone
+    assert listed.name == "ul" and "Loose 000." in text(listed) and "Loose 001." in text(listed)
     plain = client.get(UNREACHED, query)
     assert plain.status_code == 302
     assert plain.url == f"{MAP}?project={project.pk}&unreached=ENV_STATE#map-unreached-env_state"
     page = client.get(plain.url).content.decode()
-    assert "<html" in page and "Loose 000." in page and "Root 000." in page
+    assert find(page, "html") and find(page, "main")
+    shown = find(page, "details", id="map-unreached-env_state", open=True)
+    assert "Loose 000." in text(shown) and "Root 000." in text(find(page, "section", id="map-tree"))
 
 
 def test_the_summary_line_of_each_category_counts_its_memories_and_tokens(

@@ -2,7 +2,6 @@
 
 import io
 import json
-import re
 
 import pytest
 from django.core.cache import cache
@@ -19,11 +18,33 @@ from memadmin.composites.services import (
 from memadmin.headermap.models import HeaderSync
 from memadmin.headermap.stale_services import header_mark_synced
 from memadmin.memories.services import memory_create, memory_update
-from tests.html_tree import attribute, find, find_all, text
+from tests.html_tree import attribute, find, find_all, links, text
 
 from .stale_fixtures import T0, edit_build, make_release
 
 pytestmark = pytest.mark.django_db
+
+
+def who_and_why(card) -> list[tuple[str, str]]:
+    """Each version line of a card: its text, and the reason in emphasis after "by actor:"."""
+    lines = find_all(card, "small", class_="stale-version")
+    return [(text(line), text(find(line, "em"))) for line in lines if find_all(line, "em")]
+
+
+def only_card(body):
+    (card,) = find_all(find(body, "ol", class_="stale-headers"), "li", class_="stale-header")
+    return card
+
+
+def inserted(card) -> list[str]:
+    return [text(added) for added in find_all(card, "ins")]
+
+
+def typed_note(card, header) -> str:
+    """The note typed in the card's "Mark synced" form."""
+    form = find(card, "form", method="post", action=f"/map/stale/{header.pk}/synced/")
+    return attribute(find(form, "input", name="reason"), "value")
+
 
 # The navigation's count of one stale header, linking to the queue.
 ONE_STALE = (
@@ -36,11 +57,8 @@ ONE_STALE = (
 def shown_version(client, header) -> str:
     """Return the version the queue's "Mark synced" form for the header carries."""
     body = client.get("/map/stale/").content.decode()
-    action = f'action="/map/stale/{header.pk}/synced/"'
-    form = body[body.index(action) :]
-    found = re.search(r'name="version" value="([0-9a-f]+)"', form)
-    assert found, "the form carries no version"
-    return found[1]
+    form = find(body, "form", method="post", action=f"/map/stale/{header.pk}/synced/")
+    return attribute(find(form, "input", type="hidden", name="version"), "value")
 
 
 @pytest.fixture(autouse=True)
@@ -96,9 +114,10 @@ def test_the_queue_shows_what_changed(client_as, edited):
     body = client_as("viewer").get("/map/stale/").content.decode()
     assert "1 stale header" in body
     assert "Release: build, then tag." in body
-    (card,) = find_all(find(body, "ol", class_="stale-headers"), "li", class_="stale-header")
-    assert [text(added) for added in find_all(card, "ins")] == ["-all"]
-    assert "by historian: <em>the target was renamed</em>" in body
+    card = only_card(body)
+    assert inserted(card) == ["-all"]
+    (line, why) = who_and_why(card)[-1]
+    assert line.endswith("by historian: the target was renamed") and why == "the target was renamed"
     assert "never synced" in body
 
 
@@ -204,13 +223,19 @@ def test_the_queue_shows_a_membership_change(client_as, joined):
     body = client_as("viewer").get("/map/stale/").content.decode()
     notes, sequence = joined["notes"], joined["header"].headed_composites.get()
     assert "1 stale header" in body and "1 change to its details since" in body
-    assert (
-        f'<a href="{reverse("memories:detail", args=[notes.pk])}">#{notes.display_id}</a> '
-        f'joined the sequence <a href="{reverse("composites:detail", args=[sequence.pk])}">'
-        "'Release'</a>"
-    ) in body
-    assert "by historian: <em>the notes are a step now</em>" in body
-    assert "changed since</h3>" not in body  # no detail's own text or fields changed
+    card = only_card(body)
+    (change,) = find_all(card, "li", class_="stale-membership-change")
+    sentence = find(change, "p")
+    assert text(sentence).startswith(f"#{notes.display_id} joined the sequence 'Release'")
+    assert links(sentence) == [
+        (f"#{notes.display_id}", reverse("memories:detail", args=[notes.pk])),
+        ("'Release'", reverse("composites:detail", args=[sequence.pk])),
+    ]
+    (line, why) = who_and_why(change)[0]
+    assert line.endswith("by historian: the notes are a step now")
+    assert why == "the notes are a step now"
+    headings = [text(heading) for heading in find_all(body, "h3")]
+    assert not [h for h in headings if h.endswith("changed since")]  # no detail's text changed
 
 
 def test_the_navigation_counts_a_membership_change(client_as, joined):
@@ -270,7 +295,9 @@ def test_the_queue_shows_a_deleted_composite_unlinked(client_as, joined):
     assert "2 changes to its details since" in body
     assert "The theme 'Checks' was deleted" in body
     assert reverse("composites:detail", args=[checks.pk]) not in body
-    assert "by dreamer: <em>empty</em>" in body
+    assert ("empty" in [why for line, why in who_and_why(only_card(body))]) and any(
+        line.endswith("by dreamer: empty") for line, why in who_and_why(only_card(body))
+    )
 
 
 def test_the_queue_comes_a_page_at_a_time(client_as, project):
@@ -318,8 +345,10 @@ def test_marking_synced_is_refused_when_a_detail_changed_since_the_queue_was_sho
     assert response.status_code == 409
     body = response.content.decode()
     assert "changed after the queue was loaded" in body
-    assert "then push the</ins>" in body  # the change the reviewer had not seen, shown now
-    assert 'value="my note"' in body
+    card = find(body, "li", id=f"stale-{edited['header'].pk}", class_="stale-header")
+    # the change the reviewer had not seen, shown now
+    assert any(added.endswith("then push the") for added in inserted(card))
+    assert typed_note(card, edited["header"]) == "my note"
     assert not HeaderSync.objects.exists()
 
 
@@ -338,7 +367,8 @@ def test_marking_synced_over_htmx_is_refused_in_place_when_a_detail_changed(clie
     card = find(body, "li", id=f"stale-{edited['header'].pk}", class_="stale-header")
     assert attribute(card, "role") == "alert"
     assert "changed after the queue was loaded" in body
-    assert "then push the</ins>" in body and 'value="checked"' in body
+    assert any(added.endswith("then push the") for added in inserted(card))
+    assert typed_note(card, edited["header"]) == "checked"
     assert not HeaderSync.objects.exists()
 
 

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from memadmin.composites.services import composite_create
 from memadmin.memories.services import memory_create, memory_update
-from tests.html_tree import attribute, find, find_all, links, parse, text
+from tests.html_tree import attribute, find, find_all, links, parse, text, top
 
 pytestmark = pytest.mark.django_db
 
@@ -51,6 +51,8 @@ def test_memories_no_header_reaches_are_listed_on_demand(client_as, two_layers, 
     assert "loose memory text." in text(category)
     assert "loose memory text." in fragment.content.decode()
     assert "<html" not in fragment.content.decode()
+    listed = top(fragment.content.decode())[0]  # the category's list, alone
+    assert listed.name == "ul" and "loose memory text." in text(listed)
 
 
 def test_an_open_node_is_expanded_without_javascript(client_as, two_layers, project):
@@ -75,7 +77,9 @@ def test_htmx_loads_one_nodes_details(client_as, two_layers, project):
     )
     body = response.content.decode()
     assert "<html" not in body
-    assert "ops memory text." in body and "env memory text." in body
+    (listed,) = top(body)  # the node's list of details, alone
+    assert (listed.name, attribute(listed, "class")) == ("ul", "map-tree")
+    assert "ops memory text." in text(listed) and "env memory text." in text(listed)
     assert "d1 memory text." not in body
     assert "category header" in body
 

@@ -2,10 +2,11 @@
 
 import pytest
 from django.urls import reverse
-from pytest_django.asserts import assertContains, assertNotContains
+from pytest_django.asserts import assertContains
 
 from memadmin.history.selectors import memory_versions
 from memadmin.memories.services import memory_update
+from tests.html_tree import attribute, find, find_all, text
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +45,15 @@ def test_each_version_has_its_radios_and_its_revert_form(client_as, edited_memor
             f'<input type="hidden" name="version" value="{pk}" id="version-{pk}">',
             html=True,
         )
-    assertNotContains(response, f'id="reason-{third.history_id}"')  # the current version
+    page = response.content.decode()
+    assert find_all(page, id=f"reason-{third.history_id}") == []  # the current version
+    revert = reverse("audit:memory_revert", args=[edited_memory.pk])
+    reverts = find_all(page, "form", method="post", action=revert)
+    carried = [attribute(find(form, "input", name="version"), "value") for form in reverts]
+    assert carried == [
+        str(second.history_id),
+        str(first.history_id),
+    ]  # one form a row, newest first
 
 
 def test_a_refused_revert_keeps_the_typed_reason_in_its_row(client_as, edited_memory, make_memory):
@@ -77,4 +86,7 @@ def test_the_compare_page_offers_a_revert_to_its_older_side(client_as, edited_me
         f'<input type="hidden" name="version" value="{first.history_id}" id="revert-version">',
         html=True,
     )
-    assertContains(response, "Revert to version 1</button>")
+    revert = reverse("audit:memory_revert", args=[edited_memory.pk])
+    (form,) = find_all(response.content.decode(), "form", method="post", action=revert)
+    assert find(form, "input", type="hidden", name="version", value=str(first.history_id))
+    assert text(find(form, "button", type="submit")) == "Revert to version 1"

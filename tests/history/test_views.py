@@ -16,7 +16,8 @@ from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
-from tests.html_tree import attribute, top
+from tests.html_tree import attribute, find, find_all, top
+from tests.html_tree import text as text_of
 
 pytestmark = pytest.mark.django_db
 
@@ -179,6 +180,16 @@ def test_viewers_are_not_offered_a_revert(client_as, edited_memory):
     assert "Revert to version" not in body(response)
 
 
+def marked(html, side: str, tag: str) -> list:
+    """The words marked `tag` (del, ins) in the `side` (old, new) cells of the diff tables."""
+    return [
+        mark
+        for table in find_all(html, "table", class_="side-by-side-diff")
+        for cell in find_all(table, "td", class_=f"line {side}")
+        for mark in find_all(cell, tag)
+    ]
+
+
 def test_compare_shows_two_versions_side_by_side(client_as, edited_memory):
     """The compare page pairs the lines and marks the changed words."""
     first, second = memory_versions(edited_memory.pk)
@@ -189,8 +200,9 @@ def test_compare_shows_two_versions_side_by_side(client_as, edited_memory):
     assert response.status_code == 200
     assert (response.context["old"].number, response.context["new"].number) == (1, 2)
     text = body(response)
-    assert "<del>with just deploy</del>" in text
-    assert "<ins>by hand</ins>" in text
+    table = find(text, "table", class_="side-by-side-diff")
+    assert "with just deploy" in [text_of(gone) for gone in marked(table, "old", "del")]
+    assert "by hand" in [text_of(added) for added in marked(table, "new", "ins")]
 
 
 def test_compare_with_an_unknown_version_is_not_found(client_as, edited_memory):
@@ -333,7 +345,8 @@ def test_criteria_history_and_compare(client_as, project, overridden):
         {"a": first.history_id, "b": second.history_id},
     )
     text = body(compare)
-    assert "<ins>Our &lt;b&gt;own&lt;/b&gt; wording" in text
+    added = [text_of(mark) for mark in marked(text, "new", "ins")]
+    assert any(words.startswith("Our <b>own</b> wording") for words in added)
 
 
 def test_curator_reverts_criteria_and_editor_cannot(client_as, project, overridden):

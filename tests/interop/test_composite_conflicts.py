@@ -1,7 +1,5 @@
 """Resolving a composite conflict: keep memadmin's composite or the store's row, checked."""
 
-import re
-
 import pytest
 from django.urls import reverse
 
@@ -13,6 +11,7 @@ from memadmin.interop.composite_publish import composites_publish, composites_un
 from memadmin.interop.models import StoreComposite
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.models import Memory
+from tests.html_tree import Node, attribute, find, find_all, links, text
 from tests.interop.conftest import sha256
 from tests.interop.test_composite_publish import store_composites, synced  # noqa: F401
 from tests.interop.test_composite_republish import other_process, unpublished  # noqa: F401
@@ -42,15 +41,17 @@ def resolve(client, composite, keep, version):
     return client.post(reverse("interop:composite_conflict_resolve", args=[composite.pk]), data)
 
 
-def page(client) -> str:
-    text = client.get(reverse("interop:index")).content.decode()
-    return text[text.index('id="sync-conflicts"') : text.index('id="sync-section"')]
+def page(client) -> Node:
+    """The Import/export page's section of sync conflicts."""
+    return find(
+        client.get(reverse("interop:index")).content.decode(), "section", id="sync-conflicts"
+    )
 
 
-def side(section: str, name: str) -> str:
-    """Return the text of one side ("store" or "memadmin") of the first conflict, tags dropped."""
-    html = section.split(f'class="{name}-side">', 1)[1].split("</section>", 1)[0]
-    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+def side(section: Node, name: str) -> str:
+    """Return the text of one side ("store" or "memadmin") of the one composite conflict."""
+    (conflict,) = find_all(section, "article", class_="composite-conflict")
+    return text(find(conflict, "section", class_=f"{name}-side"))
 
 
 def test_the_page_offers_both_sides_to_a_curator_only(conflicted, client_as):
@@ -58,13 +59,21 @@ def test_the_page_offers_both_sides_to_a_curator_only(conflicted, client_as):
     _, composite, memories, conflict = conflicted
     section = page(client_as("curator"))
     theirs, mine = side(section, "store"), side(section, "memadmin")
-    assert theirs.startswith("In the store alternatives , cursor at 0 Head: #1 ")
-    assert mine.startswith("In memadmin theme , cursor at 0 Head: #1 ")
+    assert theirs.startswith("In the store alternatives, cursor at 0 Head: #1 ")
+    assert mine.startswith("In memadmin theme, cursor at 0 Head: #1 ")
     assert memories[3].content[:40] in mine and memories[3].content[:40] not in theirs
-    assert reverse("memories:detail", args=[memories[2].pk]) in section
-    assert f'name="version" value="{conflict["version"]}"' in section
-    assert reverse("interop:composite_conflict_resolve", args=[composite.pk]) in section
-    assert "Keep the store" not in page(client_as("editor"))
+    assert reverse("memories:detail", args=[memories[2].pk]) in [href for _, href in links(section)]
+    action = reverse("interop:composite_conflict_resolve", args=[composite.pk])
+    form = find(section, "form", method="post", action=action)
+    assert find(form, "input", type="hidden", name="version", value=conflict["version"])
+    keeps = [
+        attribute(button, "value")
+        for button in find_all(form, "button", type="submit", name="keep")
+    ]
+    assert keeps == ["store", "memadmin"]
+    assert (
+        "Keep the store" not in client_as("editor").get(reverse("interop:index")).content.decode()
+    )
 
 
 def test_keeping_memadmins_side_writes_it_over_the_store_row(conflicted, client_as, people):
@@ -78,7 +87,7 @@ def test_keeping_memadmins_side_writes_it_over_the_store_row(conflicted, client_
     assert shown(composite) == ("theme", 1, [2, 3])
     event = AuditEvent.objects.get(action="composite_conflict_resolved")
     assert (event.actor_label, event.changes["keep"]) == (people["curator"].username, "memadmin")
-    assert "Keep the store" not in page(client)
+    assert "Keep the store" not in client.get(reverse("interop:index")).content.decode()
     context_db_sync(path=path)
     assert composite_conflicts() == []
     assert store_composites(path) == [("theme", 1, 0, [2, 3])]
@@ -170,7 +179,7 @@ def deleted_in_store(unpublished):  # noqa: F811
 def test_keeping_the_stores_deletion_deletes_the_composite(deleted_in_store, client_as):
     path, composite, conflict = deleted_in_store
     client = client_as("curator")
-    assert "Delete it here, as the store did" in page(client)
+    assert "Delete it here, as the store did" in text(page(client))
     resolve(client, composite, "store", conflict["version"])
     assert not Composite.objects.filter(pk=composite.pk).exists()
     assert store_composites(path) == []

@@ -8,6 +8,7 @@ from django.urls import reverse
 from memadmin.composites.services import composite_create, composite_member_add
 from memadmin.interop.composite_publish import composites_publish, composites_unpublish
 from memadmin.interop.sync_services import context_db_sync
+from tests.html_tree import find, find_all, links, text
 from tests.interop.test_composite_publish import store_composites, synced  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -95,11 +96,16 @@ def test_a_composite_changed_on_both_sides_is_listed_with_both_on_the_conflicts_
     composites_publish(upstream=upstream, actor="system")
     context_db_sync(path=path)
     page = client_as("curator").get(reverse("interop:index")).content.decode()
-    section = page[page.index('id="sync-conflicts"') :]
-    assert "No conflict" not in section.split("</section>")[0]
-    store_side = section.split('class="store-side"')[1].split("</section>")[0]
-    memadmin_side = section.split('class="memadmin-side"')[1].split("</section>")[0]
-    assert "<strong>alternatives</strong>" in store_side and ">#3</a>" not in store_side
-    assert "<strong>theme</strong>" in memadmin_side
-    assert ">#2</a>" in memadmin_side and ">#3</a>" in memadmin_side
-    assert reverse("composites:detail", args=[composite.pk]) in section
+    section = find(page, "section", id="sync-conflicts")
+    assert "No conflict" not in text(section)
+    (conflict,) = find_all(section, "article", class_="composite-conflict")
+    store_side = find(conflict, "section", class_="store-side")
+    memadmin_side = find(conflict, "section", class_="memadmin-side")
+    assert text(find_all(store_side, "strong")[0]) == "alternatives"
+    assert "#3" not in [name for name, _ in links(store_side)]
+    assert text(find_all(memadmin_side, "strong")[0]) == "theme"
+    assert {"#2", "#3"} <= {name for name, _ in links(memadmin_side)}
+    heading = find(conflict, "h4")
+    assert links(heading) == [
+        (f"Composite {composite.pk}", reverse("composites:detail", args=[composite.pk]))
+    ]

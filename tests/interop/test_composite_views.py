@@ -11,6 +11,7 @@ from memadmin.interop.composite_publish import composites_publish
 from memadmin.interop.models import StoreComposites, UpstreamStore
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.models import Memory
+from tests.html_tree import find, find_all, text
 from tests.interop.conftest import rows_for, sha256
 from tests.interop.test_composite_publish import tables
 
@@ -34,7 +35,9 @@ def test_a_curator_publishes_and_stops_without_javascript(client_as, synced):
     assert response.status_code == 302
     assert {"composites", "composite_members"} <= tables(path)
     page = client.get(reverse("interop:index")).content.decode()
-    assert "<strong>published</strong>" in page and "Stop publishing" in page
+    published = find(page, "td", data_label="Published")
+    assert text(published) == "published" and text(find(published, "strong")) == "published"
+    assert "Stop publishing" in page
     client.post(reverse("interop:store_composites_unpublish", args=[upstream.pk]))
     assert not StoreComposites.objects.get().published
     assert {"composites", "composite_members"} <= tables(path)
@@ -76,8 +79,10 @@ def test_a_category_criteria_table_is_reported_and_never_written(client_as, sync
     connection.close()
     digest = sha256(path)
     page = client_as("viewer").get(reverse("interop:index")).content.decode()
-    assert "<code>category_criteria</code> present (category, body)" in page
-    assert "never written" in page
+    criteria = find(page, "td", data_label="Criteria table")
+    assert text(criteria).startswith("category_criteria present (category, body)")
+    assert text(find_all(criteria, "code")[0]) == "category_criteria"
+    assert "never written" in text(criteria)
     assert sha256(path) == digest
 
 

@@ -2,7 +2,6 @@
 
 import contextlib
 import json
-import re
 import signal
 import threading
 import time
@@ -10,6 +9,7 @@ import urllib.error
 
 import pytest
 
+from tests.html_tree import attribute, find
 from tests.interop.server_processes import Browserless, free_port, manage, python
 from tests.interop.test_store_writes import store_row
 from tests.upstream_store import build_store, make_row
@@ -75,7 +75,8 @@ def test_a_served_dashboard_killed_mid_save_loses_nothing(tmp_path):
             except (urllib.error.URLError, ConnectionError, StopIteration):
                 time.sleep(0.2)
         form = client.get(f"/memories/{pk}/edit/")
-        expected = re.search(r'name="expected_updated_at" value="(\d+)"', form)[1]
+        edit = find(form, "form", method="post", action=f"/memories/{pk}/edit/")
+        expected = attribute(find(edit, "input", name="expected_updated_at"), "value")
         fields = {
             "content": "Use the new VPN.",
             "category": "PROJECT_RULES",

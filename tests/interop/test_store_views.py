@@ -11,6 +11,7 @@ from memadmin.interop.models import SyncConflict
 from memadmin.interop.store_writes import GATEWAY
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.services import memory_update
+from tests.html_tree import find, find_all, submitted
 from tests.interop.conftest import PROJECT
 from tests.interop.test_store_refusals import HOLD_LOCK
 from tests.interop.test_store_writes import store_exec, store_row, synced
@@ -67,7 +68,9 @@ def test_a_busy_store_refuses_and_keeps_the_typed_text(client_as, synced_store, 
     page = response.content.decode()
     assert response.status_code == 400
     assert "The agent is writing to the store; try again." in page
-    assert "My careful new text.</textarea>" in page
+    form = find(page, "form", method="post", action=reverse("memories:edit", args=[memory.pk]))
+    assert find(form, "textarea", name="content")
+    assert dict(submitted(form))["content"] == "My careful new text."
     assert synced(1).content == "Use the VPN."
 
 
@@ -133,8 +136,10 @@ def test_conflicts_are_listed_with_both_texts_and_a_word_diff(client_as, conflic
         page = client.get(url).content.decode()
         assert "Use the VPN, always." in page, url
         assert "Use the office VPN." in page, url
-        assert "<ins>office </ins>" in page, url
-        assert "<del>, always</del>" in page, url
+        (shown,) = find_all(page, "article", class_="sync-conflict")
+        diff = find(shown, "p", class_="word-diff")
+        assert [added.children for added in find_all(diff, "ins")] == [["office "]], url
+        assert [gone.children for gone in find_all(diff, "del")] == [[", always"]], url
         assert "Keep the store" not in page, url  # a viewer cannot resolve
 
 

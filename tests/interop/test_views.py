@@ -9,6 +9,7 @@ from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import current_surface_hash
+from tests.html_tree import attribute, find, find_all, text, top
 from tests.interop.conftest import PROJECT, sha256
 from tests.upstream_store import make_row, make_session
 
@@ -45,7 +46,11 @@ def test_a_session_on_the_current_surface_is_not_listed(client_as, store):
     surface = current_surface_hash(project)
     UpstreamStore.objects.get().sessions.update(system_prompt_hash=surface)
     page = client_as("viewer").get(reverse("interop:index")).content.decode()
-    assert "1 session: 1 on it, <strong>0</strong> on another" in page
+    (counts,) = [
+        p for p in find_all(find(page, "div", class_="surface-panel"), "p") if find_all(p, "strong")
+    ]
+    assert text(counts).endswith("1 session: 1 on it, 0 on another.")
+    assert text(find(counts, "strong")) == "0"
     assert "ses_on" not in page
 
 
@@ -83,14 +88,18 @@ def test_an_htmx_sync_returns_only_its_section_which_polls(client_as, synced_sto
         reverse("interop:store_sync", args=[store.pk]), headers={"HX-Request": "true"}
     )
     page = response.content.decode()
-    assert page.lstrip().startswith('<section id="sync-section"')
+    (section,) = top(page)
+    assert (section.name, attribute(section, "id")) == ("section", "sync-section")
     assert "<html" not in page
-    assert 'hx-trigger="every 1s"' in page
+    assert attribute(section, "hx-trigger") == "every 1s"
+    assert attribute(section, "hx-get") == reverse("interop:index")
     run_worker()
     page = client.get(reverse("interop:index"), headers={"HX-Request": "true"}).content.decode()
-    assert page.lstrip().startswith('<section id="sync-section"')
-    assert 'hx-trigger="every 1s"' not in page
-    assert '<td data-label="Unchanged">1</td>' in page  # the second run's one unchanged memory
+    (section,) = top(page)
+    assert (section.name, attribute(section, "id")) == ("section", "sync-section")
+    assert "every 1s" not in [attribute(e, "hx-trigger") for e in find_all(page, hx_trigger=True)]
+    newest, *_ = find_all(find(find(section, "table", class_="interop-runs"), "tbody"), "tr")
+    assert text(find(newest, "td", data_label="Unchanged")) == "1"  # its one unchanged memory
 
 
 @pytest.mark.django_db(transaction=True)

@@ -17,6 +17,7 @@ from memadmin.interop.models import SyncRun, Workspace, WorkspaceMember
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.projects.models import Project
 from tests import reference_plugin
+from tests.html_tree import find, find_all, links, text
 
 from .workspace_store import API, MEMBERS, NOW, OPS, WEB, build_team_store, make_row
 
@@ -127,11 +128,16 @@ def test_the_workspaces_page_lists_members_linked_to_their_ledgers(tmp_path, cli
     web = Project.objects.get(identity=WEB)
     body = client_as("viewer").get("/interop/workspaces/").content.decode()
     assert "team &lt;&amp;&gt;" in body
-    assert f'href="/ledger/{web.pk}/"' in body and "web&gt;ui" in body
-    detail = client_as("viewer").get(f"/interop/workspaces/{Workspace.objects.get().pk}/")
+    (row,) = find_all(find(find(body, "table", class_="workspaces"), "tbody"), "tr")
+    members = dict(links(find_all(row, "td")[2]))
+    assert members["web>ui"] == f"/ledger/{web.pk}/"
+    team = Workspace.objects.get()
+    detail = client_as("viewer").get(f"/interop/workspaces/{team.pk}/")
     assert "CONSTRAINTS, NAMING" in detail.content.decode()
     page = client_as("viewer").get(f"/ledger/{web.pk}/?counter=heuristic").content.decode()
-    assert "workspace <a href=" in page and "What each member of workspace" in page
+    crumbs = find(page, "p", class_="crumbs")
+    assert ("team <&>", f"/interop/workspaces/{team.pk}/") in links(crumbs)
+    assert "workspace team <&>" in text(crumbs) and "What each member of workspace" in page
 
 
 def _bad_store(tmp_path, **options):

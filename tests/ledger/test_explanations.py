@@ -5,6 +5,7 @@ import re
 import pytest
 
 from memadmin.memories.services import memory_create
+from tests.html_tree import attribute, find, links, text
 
 pytestmark = pytest.mark.django_db
 
@@ -32,12 +33,15 @@ def ledger(client, project, **query):
 def test_each_row_shows_status_importance_rank_and_what_placed_it(client_as, project, store):
     """The first row is first in the order; the next says it has lower importance."""
     html = ledger(client_as("viewer"), project)
-    first = html.split(f'id="row-{store[0].pk}"', 1)[1].split("</tr>", 1)[0]
-    second = html.split(f'id="row-{store[1].pk}"', 1)[1].split("</tr>", 1)[0]
-    assert 'data-label="Status"><span class="badge status-active">active' in first
-    assert 'data-label="Importance">90<' in first
-    assert "Rank: first in the selection order" in first
-    assert f"Rank: importance 89, below #{store[0].pk}&#x27;s 90" in second
+    first = find(html, "tr", id=f"row-{store[0].pk}")
+    second = find(html, "tr", id=f"row-{store[1].pk}")
+    status = find(find(first, "td", data_label="Status"), "span", class_="badge status-active")
+    assert text(status) == "active"
+    assert text(find(first, "td", data_label="Importance")) == "90"
+    placed = find(find(first, "td", data_label="Decision"), "small", class_="ledger-placed")
+    assert text(placed) == "Rank: first in the selection order"
+    placed = find(find(second, "td", data_label="Decision"), "small", class_="ledger-placed")
+    assert text(placed) == f"Rank: importance 89, below #{store[0].pk}'s 90"
 
 
 def test_an_excluded_row_states_its_need_and_what_was_left(client_as, project, store):
@@ -56,9 +60,8 @@ def test_find_jumps_to_a_memorys_page_of_rows(client_as, project, store):
     ]
     html = ledger(client_as("viewer"), project, find=many[-1].pk)
     assert f"#{many[-1].pk} is on this page, marked below." in html
-    assert f'id="row-{many[-1].pk}" class="left-out found"' in html or (
-        f'id="row-{many[-1].pk}" class="injected found"' in html
-    )
+    marked = attribute(find(html, "tr", id=f"row-{many[-1].pk}"), "class").split()
+    assert sorted(marked) in (["found", "left-out"], ["found", "injected"])
     missing = ledger(client_as("viewer"), project, find=99999)
     assert "No row for #99999 among the rows shown." in missing
 
@@ -69,8 +72,14 @@ def test_the_memory_page_says_whether_it_is_injected_and_why(client_as, project,
     project.save()
     client = client_as("viewer")
     yes = client.get(f"/memories/{store[0].pk}/").content.decode()
-    assert "Injected at budget 500 (pack mode): <strong>yes</strong>, fitted:" in yes
+    verdict = find(yes, "p", class_="injection-verdict")
+    assert text(find(verdict, "strong")) == "yes"
+    assert text(verdict).startswith("Injected at budget 500 (pack mode): yes, fitted:")
     assert "The stock magic-context plugin never injects it: magic-context does not know" in yes
     no = client.get(f"/memories/{store[-1].pk}/").content.decode()
-    assert "Injected at budget 500 (pack mode): <strong>no</strong>, needed" in no
-    assert f"?mode=pack&amp;find={store[-1].pk}#row-{store[-1].pk}" in no
+    verdict = find(no, "p", class_="injection-verdict")
+    assert text(find(verdict, "strong")) == "no"
+    assert text(verdict).startswith("Injected at budget 500 (pack mode): no, needed")
+    assert dict(links(no))["See its row in the ledger"] == (
+        f"/ledger/{project.pk}/?mode=pack&find={store[-1].pk}#row-{store[-1].pk}"
+    )

@@ -7,6 +7,7 @@ import pytest
 from memadmin.composites.models import Composite
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
+from tests.html_tree import attribute, find, find_all, links, submitted, text, top
 
 pytestmark = pytest.mark.django_db
 
@@ -40,37 +41,81 @@ def rows(*starts, merge=(), split_at=None) -> dict:
     return data
 
 
+def start_fields(body) -> list:
+    """The start-line boxes of the split section, fragment 2 first (boundary-N-start)."""
+    return [
+        field
+        for field in find_all(split_section(body), "input")
+        if re.fullmatch(r"boundary-\d+-start", attribute(field, "name") or "")
+    ]
+
+
 def start_boxes(body: str) -> list[str]:
     """Return the names of the start-line boxes a page shows."""
-    return re.findall(r'name="(boundary-\d+-start)"', body)
+    return [attribute(field, "name") for field in start_fields(body)]
+
+
+def split_section(body):
+    """The part of the form the split controls refresh: boundaries, version and preview."""
+    return find(body, "div", id="split-section")
+
+
+def starts(body) -> list[str]:
+    """The start line of each fragment after the first, as the boundary fields hold them."""
+    return [attribute(field, "value") for field in start_fields(body)]
+
+
+def previewed(body) -> list[str]:
+    """The text of each detail the preview proposes, as written (newlines kept)."""
+    preview = find(split_section(body), "ol", class_="fragment-preview")
+    return ["".join(pre.children) for pre in find_all(preview, "pre", class_="fragment-text")]
+
+
+def version_in(body) -> str:
+    """The version of the text the split section carries, for the apply to check."""
+    return attribute(
+        find(split_section(body), "input", type="hidden", name="expected_updated_at"), "value"
+    )
 
 
 def test_the_page_previews_the_proposed_split(client_as, long_memory):
     """The page proposes fragments, listing where each starts and its text."""
     body = client_as("editor").get(url(long_memory)).content.decode()
-    assert len(start_boxes(body)) == 3
-    assert '<pre class="fragment-text">2. Tag with git tag vX' in body
+    assert len(starts(body)) == 3
+    assert (
+        len([detail for detail in previewed(body) if detail.startswith("2. Tag with git tag vX")])
+        == 1
+    )
     assert "4 details" in body
 
 
 def test_the_preview_counts_with_the_maps_counter_and_names_it(client_as, long_memory):
     """The fragment page sizes texts as the header map does, and says which counter that is."""
     body = client_as("editor").get(url(long_memory)).content.decode()
-    assert "Token counts by the <strong>heuristic</strong> counter, the one the header map" in body
+    sentence = find(split_section(body), "p", class_="ledger-counter")
+    assert text(find(sentence, "strong")) == "heuristic"
+    assert text(sentence).startswith(
+        "Token counts by the heuristic counter, the one the header map"
+    )
 
 
 def test_the_header_summary_is_proposed_and_never_empty(client_as, long_memory):
     """The summary box starts with the memory's title line or first sentence."""
     body = client_as("editor").get(url(long_memory)).content.decode()
-    box = body.split('name="summary"', 1)[1].split("</textarea>", 1)[0]
-    assert box.split(">", 1)[1].strip()
+    form = find(body, "form", id="fragment-form", method="post")
+    assert find(form, "textarea", name="summary")
+    assert dict(submitted(form))["summary"].strip()
 
 
 def test_previewing_without_javascript_keeps_the_token_out_of_the_address(client_as, long_memory):
     """The preview buttons post: the CSRF token is never sent in a query string."""
     client = client_as("editor")
     body = client.get(url(long_memory)).content.decode()
-    assert 'formmethod="get"' not in body
+    assert "get" not in [
+        attribute(e, "formmethod").lower() for e in find_all(body, formmethod=True)
+    ]
+    form = find(body, "form", id="fragment-form", method="post", action=url(long_memory))
+    assert find(form, "button", type="submit", name="preview")
     response = client.post(url(long_memory), {"preview": "1", "by": "auto"})
     assert response.status_code == 200
     assert long_memory.__class__.objects.get(pk=long_memory.pk).status == "active"
@@ -84,11 +129,13 @@ def test_merging_and_moving_refresh_the_preview_over_htmx(client_as, long_memory
         headers={"HX-Request": "true", "HX-Trigger-Name": "boundary-2-merge"},
     )
     body = response.content.decode()
-    assert body.lstrip().startswith('<div id="split-section"')
+    assert (top(body)[0].name, attribute(top(body)[0], "id")) == ("div", "split-section")
     assert "3 details" in body
-    assert (
+    assert len(previewed(body)) == 3
+    assert any(
         "2. Tag with git tag vX and push the tag, so that the pipeline builds the images.\n3."
-        in body
+        in detail
+        for detail in previewed(body)
     )
 
 
@@ -117,7 +164,9 @@ def test_the_same_mode_keeps_the_adjusted_boundaries(client_as, long_memory):
     """A preview in the mode already shown keeps the start lines as moved."""
     body = client_as("editor").get(url(long_memory), {"by": "auto", "by_was": "auto", **rows(3, 5)})
     assert "3 details" in body.content.decode()  # the proposal has 4
-    assert 'name="by_was" value="auto"' in body.content.decode()
+    assert find(
+        split_section(body.content.decode()), "input", type="hidden", name="by_was", value="auto"
+    )
 
 
 def test_an_empty_fragment_is_refused_with_its_lines(client_as, long_memory):
@@ -144,8 +193,11 @@ def test_applying_creates_the_header_and_goes_to_its_page(client_as, long_memory
     header = Memory.objects.get(content="Release SOP: build, tag, announce.")
     assert response.status_code == 302 and response.url == f"/memories/{header.pk}/"
     page = client.get(response.url).content.decode()
-    assert "This header was made by fragmenting" in page
-    assert f'href="/memories/{long_memory.pk}/"' in page
+    fragments = find(page, "section", class_="memory-fragments")
+    (made,) = [
+        p for p in find_all(fragments, "p") if "This header was made by fragmenting" in text(p)
+    ]
+    assert links(made) == [(f"#{long_memory.display_id}", f"/memories/{long_memory.pk}/")]
     assert "1. Build with make release, after checking" in page
     assert Composite.objects.get(head=header).members.count() == 4
 
@@ -166,7 +218,7 @@ def test_applying_without_a_summary_is_refused_and_writes_nothing(client_as, lon
     body = response.content.decode()
     assert response.status_code == 400
     assert "Write the header&#x27;s summary" in body
-    assert len(start_boxes(body)) == 2
+    assert starts(body) == ["3", "5"]  # the split kept as it was
     assert Memory.objects.count() == count
 
 
@@ -197,7 +249,9 @@ def test_a_viewer_cannot_fragment(client_as, long_memory):
 def test_the_memory_page_offers_fragmenting_a_long_memory(client_as, long_memory, remember):
     """Editors see "Fragment it" on a long, structured memory, and not on a short one."""
     client = client_as("editor")
-    assert url(long_memory).encode() in client.get(f"/memories/{long_memory.pk}/").content
+    page = client.get(f"/memories/{long_memory.pk}/").content.decode()
+    offer = find(page, "section", class_="memory-fragments")
+    assert links(offer) == [("Fragment it into details under a header…", url(long_memory))]
     short = remember("A short fact.")
     assert b"/ledger/fragment/" not in client.get(f"/memories/{short.pk}/").content
     assert (
@@ -215,8 +269,7 @@ APPLY = {
 
 
 def version_shown(client, memory) -> str:
-    body = client.get(url(memory)).content.decode()
-    return body.split('name="expected_updated_at" value="', 1)[1].split('"', 1)[0]
+    return version_in(client.get(url(memory)).content.decode())
 
 
 def test_applying_after_the_text_changed_splits_nothing(client_as, long_memory):
@@ -232,9 +285,11 @@ def test_applying_after_the_text_changed_splits_nothing(client_as, long_memory):
     assert Memory.objects.count() == count
     assert Memory.objects.get(pk=long_memory.pk).status != Memory.Status.ARCHIVED
     assert "was changed since this split was previewed: nothing was split" in body
-    assert "1. Build with make ship" in body and "My summary of the SOP." in body
+    assert any("1. Build with make ship" in detail for detail in previewed(body))
+    form = find(body, "form", id="fragment-form", method="post")
+    assert dict(submitted(form))["summary"] == "My summary of the SOP."
     # The page now carries the new version: applying again splits the text it shows.
-    fresh = body.split('name="expected_updated_at" value="', 1)[1].split('"', 1)[0]
+    fresh = version_in(body)
     assert fresh != seen
     client.post(url(long_memory), {**APPLY, "expected_updated_at": fresh})
     header = Memory.objects.get(content="My summary of the SOP.")
@@ -256,4 +311,5 @@ def test_a_preview_over_htmx_carries_the_version_of_the_text_it_split(client_as,
     response = client_as("editor").get(url(long_memory) + "?by=items", HTTP_HX_REQUEST="true")
     body = response.content.decode()
     assert "<html" not in body
-    assert f'name="expected_updated_at" value="{long_memory.updated_at}"' in body
+    assert [(e.name, attribute(e, "id")) for e in top(body)] == [("div", "split-section")]
+    assert version_in(body) == str(long_memory.updated_at)

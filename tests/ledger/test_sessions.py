@@ -5,6 +5,7 @@ import pytest
 from memadmin.interop.models import SessionBlock
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.projects.models import Project
+from tests.html_tree import find, find_all, text
 from tests.interop.workspace_store import API, build_team_store, make_row, make_session
 from tests.upstream_store import BASE_TIME_MS
 
@@ -51,10 +52,21 @@ def test_the_page_shows_recorded_ids_today_and_the_diff(client_as, synced):
     response = client_as("viewer").get(f"/ledger/{synced.pk}/sessions/")
     body = response.content.decode()
     assert response.status_code == 200
-    assert "ses_recorded" in body and "<td>pi</td>" in body
-    assert "different from memadmin's current one" in body
-    assert "1 unchanged, 1 archived since, 1 changed since, 1 gone" in body
-    assert '<tr class="recorded-gone"><td>#77</td>' in body
-    assert '<span class="diff-remove">-#3: Old wording of the rule.</span>' in body
-    assert '<span class="diff-add">+#3: New wording of the rule.</span>' in body
+    (row,) = find_all(find(find(body, "table", class_="sessions"), "tbody"), "tr")
+    assert text(find(row, "th", scope="row")) == "ses_recorded"
+    cells = [text(cell) for cell in find_all(row, "td")]
+    assert cells[0] == "pi"
+    assert cells[1].startswith("different from memadmin's current one")
+    assert cells[3] == "1 unchanged, 1 archived since, 1 changed since, 1 gone"
+    (section,) = find_all(body, "section", class_="session")
+    ids = find(find(section, "table", class_="session-ids"), "tbody")
+    (gone,) = find_all(ids, "tr", class_="recorded-gone")
+    assert text(find_all(gone, "td")[0]) == "#77" and find_all(gone, "a") == []
+    diff = find(section, "pre", class_="session-diff")
+    assert "-#3: Old wording of the rule." in [
+        text(line) for line in find_all(diff, "span", class_="diff-remove")
+    ]
+    assert "+#3: New wording of the rule." in [
+        text(line) for line in find_all(diff, "span", class_="diff-add")
+    ]
     assert "Recorded block" in body and "Today's block" in body

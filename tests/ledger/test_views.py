@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from pytest_django.asserts import assertContains
 
 from memadmin.ledger.models import TokenCount
-from tests.html_tree import attribute, find, find_all, text
+from tests.html_tree import attribute, find, find_all, links, text, top
 
 pytestmark = pytest.mark.django_db
 
@@ -19,12 +19,28 @@ def page_url(project, **params):
     return f"/ledger/{project.pk}/?{query}"
 
 
+def counter_named(body: str) -> str:
+    """The counter the preview names (in bold), checking the sentence that names it."""
+    sentence = find(body, "p", class_="ledger-counter")
+    name = text(find(sentence, "strong"))
+    assert text(sentence).startswith(f"Token counts by the {name} counter")
+    return name
+
+
+def row_classes(body: str) -> list[str]:
+    """The class of each row of the ledger's table: injected, left-out (and found)."""
+    return [
+        attribute(row, "class")
+        for row in find_all(find(body, "table", class_="ledger-rows"), "tr", id=True)
+    ]
+
+
 def test_the_index_lists_projects_with_links(client_as, project, sop):
     """Ledger in the navigation leads to a list of projects, each linking to its ledger."""
     response = client_as("viewer").get("/ledger/")
     assert response.status_code == 200
-    assert f'href="/ledger/{project.pk}/"'.encode() in response.content
-    assert b"Ops" in response.content
+    projects = find(response.content.decode(), "table", class_="ledger-projects")
+    assert dict(links(projects))["Ops"] == f"/ledger/{project.pk}/"
 
 
 def test_the_page_shows_block_bar_coverage_rows_and_counter(client_as, project, sop):
@@ -36,10 +52,12 @@ def test_the_page_shows_block_bar_coverage_rows_and_counter(client_as, project, 
     assert response.status_code == 200
     assert "&lt;project-memory&gt;" in body
     assert f"#{sop['header'].pk}: Release SOP: three steps." in body
-    assert "<svg" in body and "budget-bar" in body
-    assert 'class="num coverage-plugin"' in body and 'class="num coverage-headers"' in body
-    assert 'class="num coverage-pack"' in body
-    assert "<strong>heuristic</strong> counter" in body
+    assert find(find(body, "figure", class_="ledger-bar"), "svg", class_="budget-bar")
+    coverage = find(body, "table", class_="ledger-coverage")
+    for mode in ("plugin", "headers", "pack"):
+        cell = find(coverage, "td", class_=f"num coverage-{mode}", data_label="Coverage")
+        assert text(cell).endswith("%"), mode
+    assert counter_named(body) == "heuristic"
 
 
 def test_the_budget_defaults_to_the_projects(client_as, project, sop):
@@ -62,7 +80,9 @@ def test_a_smaller_budget_injects_less(client_as, project, sop):
     big = client.get(page_url(project, budget=4000, counter="heuristic", mode="pack")).content
     small = client.get(page_url(project, budget=500, counter="heuristic", mode="pack")).content
     big, small = big.decode(), small.decode()
-    assert re.search(r"pack</span> mode: \d+ of 4000 tokens, 5 memories injected", big)
+    (heading,) = [h for h in find_all(big, "h2") if find_all(h, "span", class_="ledger-mode")]
+    assert text(find(heading, "span", class_="ledger-mode")) == "pack"
+    assert re.fullmatch(r"pack mode: \d+ of 4000 tokens, 5 memories injected", text(heading))
     assert "of 500 tokens" in small
 
 
@@ -100,10 +120,10 @@ def test_rows_filter_by_decision_and_reason(client_as, project, sop):
     client = client_as("viewer")
     lazy = client.get(page_url(project, mode="headers", decision="out", reason="lazy detail"))
     body = lazy.content.decode()
-    assert body.count('class="left-out"') == 3
-    assert 'class="injected"' not in body
+    assert row_classes(body) == ["left-out"] * 3
+    assert find_all(body, class_="injected") == []
     injected = client.get(page_url(project, mode="headers", decision="in")).content.decode()
-    assert injected.count('class="injected"') == 2
+    assert row_classes(injected) == ["injected"] * 2
     assert "(details: " in injected
 
 
@@ -114,8 +134,8 @@ def test_an_htmx_request_gets_the_preview_and_the_other_budget_control(client_as
         headers={"HX-Request": "true"},
     )
     body = response.content.decode()
-    assert body.lstrip().startswith('<section id="ledger-preview"')
-    assert "<nav" not in body
+    assert top(body)[0].name == "section" and attribute(top(body)[0], "id") == "ledger-preview"
+    assert find_all(body, "nav") == []
     assertContains(
         response,
         '<input type="number" id="budget-number" name="budget" min="500" max="20000" step="1" '
@@ -187,7 +207,7 @@ def test_without_the_claude_counter_the_page_says_it_uses_the_heuristic(
     """Where claude is not set up, the page names the heuristic and says why."""
     monkeypatch.setenv("MEMADMIN_TOKENIZER_DIR", str(tmp_path))
     body = client_as("viewer").get(f"/ledger/{project.pk}/").content.decode()
-    assert "<strong>heuristic</strong> counter" in body
+    assert counter_named(body) == "heuristic"
     assert "Using the heuristic (ceil(length / 3.5), magic-context&#x27;s fallback)" in body
     assert "python -m memadmin.core.tokens setup" in body
 

@@ -1,7 +1,5 @@
 """Bulk curation from the memory list: plan, confirm with a count, apply (both engines)."""
 
-import re
-
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
@@ -14,6 +12,7 @@ from memadmin.memories.bulk_services import StalePlan, bulk_apply, bulk_plan
 from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
+from tests.html_tree import definitions, find, find_all, submitted, text
 
 pytestmark = pytest.mark.django_db
 
@@ -28,6 +27,25 @@ def rows(project):
 
 def fresh(memories):
     return list(Memory.objects.filter(pk__in=[m.pk for m in memories]).order_by("pk"))
+
+
+def reasons(page):
+    """The reasons a memory's timeline shows ("Why: ..."), each in its own emphasis."""
+    return [text(find(why, "em")) for why in find_all(page, "p", class_="timeline-why")]
+
+
+def confirmation(page):
+    """The review's confirmation form, the one form that posts to the bulk view."""
+    return find(page, "form", method="post", action=reverse("memories:bulk"))
+
+
+def reason_field(page):
+    return find(confirmation(page), "input", type="text", name="reason")
+
+
+def row_labels(page):
+    """The category and status shown on each row of the review's list of changes."""
+    return [text(label) for label in find_all(find(page, "ul", class_="bulk-list"), "small")]
 
 
 def test_archive_plan_counts_only_rows_that_change(rows):
@@ -177,7 +195,8 @@ def test_restore_drops_the_archive_reason_from_each_memory(rows, client_as):
     )
     client = client_as("viewer")
     page = client.get(reverse("memories:detail", args=[rows[0].pk])).content.decode()
-    assert "<dt>Metadata</dt><dd><code>{&quot;archive_reason&quot;: &quot;Old &lt;b&gt;" in page
+    metadata = definitions(find(page, "dl", class_="fields"))["Metadata"]
+    assert text(find(metadata, "code")) == '{"archive_reason": "Old <b>rollout</b> notes"}'
     bulk_apply(action="restore", memory_ids=[m.pk for m in rows], expected=2, actor="agent")
     for memory in fresh(rows[:2]):
         assert (memory.status, memory.metadata) == ("active", {})
@@ -185,8 +204,9 @@ def test_restore_drops_the_archive_reason_from_each_memory(rows, client_as):
         event = AuditEvent.objects.filter(action="restored", object_id=str(memory.pk)).get()
         assert event.changes["metadata"] == [{"archive_reason": "Old <b>rollout</b> notes"}, {}]
         page = client.get(reverse("memories:detail", args=[memory.pk])).content.decode()
-        assert "archive_reason" not in page and "<dt>Metadata</dt>" not in page
-        assert "Why: <em>Old &lt;b&gt;rollout&lt;/b&gt; notes</em>" in page  # in the history
+        assert "archive_reason" not in page
+        assert "Metadata" not in [text(term) for term in find_all(page, "dt")]
+        assert "Old <b>rollout</b> notes" in reasons(page)  # in the history
 
 
 def test_restore_reads_the_status_before_the_latest_archive(project):
@@ -263,10 +283,12 @@ def test_adding_to_a_composite_under_an_archived_head_is_refused(rows):
 class TestPages:
     def test_list_offers_selection_to_editors_only(self, client_as, rows):
         """Viewers see no checkboxes; editors do."""
-        assert (
-            'name="ids"' not in client_as("viewer").get(reverse("memories:list")).content.decode()
-        )
-        assert 'name="ids"' in client_as("editor").get(reverse("memories:list")).content.decode()
+        viewer = client_as("viewer").get(reverse("memories:list")).content.decode()
+        assert find_all(viewer, name="ids") == [] and find_all(viewer, "form", id="bulk-form") == []
+        editor = client_as("editor").get(reverse("memories:list")).content.decode()
+        assert find(editor, "form", id="bulk-form", method="post", action=reverse("memories:bulk"))
+        boxes = find_all(editor, "input", type="checkbox", name="ids", form="bulk-form")
+        assert sorted(int(box.attributes["value"]) for box in boxes) == [m.pk for m in rows]
 
     def test_review_says_how_many_rows_will_change(self, client_as, rows):
         """The first post shows the count; nothing is written yet."""
@@ -276,7 +298,7 @@ class TestPages:
         )
         body = response.content.decode()
         assert "3 rows will change" in body
-        assert 'name="expected" value="3"' in body
+        assert find(confirmation(body), "input", type="hidden", name="expected", value="3")
         assert Memory.objects.filter(status="archived").count() == 1
 
     def test_confirm_applies_and_returns_to_the_list(self, client_as, rows):
@@ -299,7 +321,9 @@ class TestPages:
         client = client_as("editor")
         ids = [m.pk for m in rows[:2]]
         review = client.post(reverse("memories:bulk"), {"ids": ids, "action": "archive"})
-        assert '<label for="id_reason">Why (optional)</label>' in review.content.decode()
+        form = confirmation(review.content.decode())
+        assert text(find(form, "label", for_="id_reason")) == "Why (optional)"
+        assert find(form, "input", type="text", name="reason", id="id_reason")
         client.post(
             reverse("memories:bulk"),
             {
@@ -313,7 +337,7 @@ class TestPages:
         for memory in fresh(rows[:2]):
             assert memory.status == "archived"
             page = client.get(reverse("memories:detail", args=[memory.pk])).content.decode()
-            assert "Why: <em>Old &lt;b&gt;rollout&lt;/b&gt; notes</em>" in page
+            assert "Old <b>rollout</b> notes" in reasons(page)
         assert {m.status for m in fresh(rows[2:])} == {"active"}
 
     def test_restore_says_how_many_go_back_to_each_status(self, client_as, archived_mix):
@@ -322,9 +346,18 @@ class TestPages:
         ids = [m.pk for m in archived_mix]
         review = client.post(reverse("memories:bulk"), {"ids": ids, "action": "restore"})
         body = review.content.decode()
-        assert "4 rows will change</strong> (2 back to active, 2 back to permanent)." in body
+        summary = find(body, "p", class_="bulk-summary", role="status")
+        assert text(find(summary, "strong")) == "4 rows will change"
+        assert text(summary) == "4 rows will change (2 back to active, 2 back to permanent)."
         assert body.count("archived → permanent") == 2
         assert body.count("archived → active") == 2
+        labels = row_labels(body)
+        assert sorted(label.split(" · ")[1] for label in labels) == [
+            "archived → active",
+            "archived → active",
+            "archived → permanent",
+            "archived → permanent",
+        ]
         done = client.post(
             reverse("memories:bulk"),
             {"ids": ids, "action": "restore", "expected": 4, "confirm": "1", "next": "/memories/"},
@@ -354,21 +387,17 @@ class TestPages:
         body = response.content.decode()
         assert response.status_code == 400
         assert "Keep the reason to 500 characters at most." in body
-        assert f'value="{"x" * 501}"' in body
+        assert reason_field(body).attributes["value"] == "x" * 501
         assert "1 row will change" in body
-        assert 'name="next" value="/memories/"' in body
+        assert find(confirmation(body), "input", type="hidden", name="next", value="/memories/")
         assert fresh(rows)[0].status == "active"
 
     def confirm(self, client, review, **changes):
         """Post the confirmation form of a review page, as the person would."""
-        body = review.content.decode()
-        data = {
-            **dict(re.findall(r'type="hidden" name="(\w+)" value="([^"]*)"', body)),
-            "ids": re.findall(r'name="ids" value="(\d+)"', body),
-            "confirm": "1",
-            **changes,
-        }
-        return client.post(reverse("memories:bulk"), data)
+        data = {}
+        for name, value in submitted(confirmation(review.content.decode())):
+            data.setdefault(name, []).append(value)
+        return client.post(reverse("memories:bulk"), {**data, "confirm": "1", **changes})
 
     def test_a_selection_changed_since_the_review_is_shown_again_with_the_reason(
         self, client_as, rows
@@ -383,10 +412,10 @@ class TestPages:
         refused = self.confirm(client, review, reason="Old <b>rollout</b> notes")
         body = refused.content.decode()
         assert refused.status_code == 409
-        assert 'role="alert"' in body
-        assert "changed since you reviewed it: 3 memories would change now, not 4" in body
+        alert = find(body, "div", class_="refusal", role="alert")
+        assert "changed since you reviewed it: 3 memories would change now, not 4" in text(alert)
         assert "3 rows will change" in body and "1 already as asked" in body
-        assert 'value="Old &lt;b&gt;rollout&lt;/b&gt; notes"' in body
+        assert reason_field(body).attributes["value"] == "Old <b>rollout</b> notes"
         assert [m.status for m in fresh(rows)] == ["archived", "active", "active", "active"]
         assert AuditEvent.objects.filter(action="archived").count() == 1
         done = self.confirm(client, refused, reason="Old rollout notes")
@@ -406,14 +435,14 @@ class TestPages:
         review = client.post(
             reverse("memories:bulk"), {"ids": [m.pk for m in rows[:2]], "action": "archive"}
         )
-        assert review.content.decode().count("OPS_RULES · active</small>") == 2
+        assert row_labels(review.content.decode()) == ["OPS_RULES · active"] * 2
         memory_update(memory=rows[0], status="permanent", actor="agent")
         refused = self.confirm(client, review, reason="Superseded by the runbook")
         body = refused.content.decode()
         assert refused.status_code == 409
         assert "someone else changed one of these memories meanwhile" in body
-        assert "OPS_RULES · permanent</small>" in body
-        assert 'value="Superseded by the runbook"' in body
+        assert row_labels(body) == ["OPS_RULES · permanent", "OPS_RULES · active"]
+        assert reason_field(body).attributes["value"] == "Superseded by the runbook"
         assert [m.status for m in fresh(rows[:2])] == ["permanent", "active"]
         assert not AuditEvent.objects.filter(action="archived").exists()
         self.confirm(client, refused, reason="Superseded by the runbook")
@@ -427,8 +456,8 @@ class TestPages:
         refused = self.confirm(client, review, reason="Stale")
         body = refused.content.decode()
         assert refused.status_code == 409
-        assert "0 rows will change" in body and 'name="confirm"' not in body
-        assert 'value="Stale"' in body
+        assert "0 rows will change" in body and find_all(body, name="confirm") == []
+        assert reason_field(body).attributes["value"] == "Stale"
 
     def test_a_head_archived_since_the_review_is_shown_again_with_the_reason(self, client_as, rows):
         """The service refuses the confirmation: the review says why and keeps the reason."""
@@ -444,10 +473,11 @@ class TestPages:
         refused = self.confirm(client, review, reason="Old <b>rollout</b> notes")
         body = refused.content.decode()
         assert refused.status_code == 409
-        assert "<h1>Confirm: add to a composite</h1>" in body
-        assert 'role="alert"' in body and f"#{rows[0].display_id} is archived" in body
-        assert 'value="Old &lt;b&gt;rollout&lt;/b&gt; notes"' in body
-        assert 'name="confirm"' not in body
+        assert text(find(body, "h1")) == "Confirm: add to a composite"
+        alert = find(body, "div", class_="refusal", role="alert")
+        assert f"#{rows[0].display_id} is archived" in text(alert)
+        assert reason_field(body).attributes["value"] == "Old <b>rollout</b> notes"
+        assert find_all(body, name="confirm") == []
         assert not CompositeMember.objects.exists()
         assert AuditEvent.objects.count() == events
 

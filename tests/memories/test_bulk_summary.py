@@ -7,6 +7,7 @@ from pytest_django.asserts import assertContains
 from memadmin.memories.bulk_services import BulkPlan, bulk_plan
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
+from tests.html_tree import attribute, find, find_all
 
 
 def rows(count: int, start: int = 1) -> list[Memory]:
@@ -45,10 +46,19 @@ def test_the_review_carries_the_selection_and_what_was_reviewed_hidden(client_as
     )
     plan = bulk_plan(action="move", memories=moved, category="ENV_STATE")
     assertContains(response, "<strong>2 rows will change</strong> (moved to ENV_STATE).", html=True)
-    for name, value in [
-        ("ids", ids[0]), ("ids", ids[1]), ("action", "move"), ("category", "ENV_STATE"),
-        ("expected", 2), ("fingerprint", plan.fingerprint()),
+    carried = [
+        ("ids", str(ids[0])), ("ids", str(ids[1])), ("action", "move"), ("category", "ENV_STATE"),
+        ("expected", "2"), ("fingerprint", plan.fingerprint()),
         ("next", "/memories/?page=2"),
-    ]:  # fmt: skip
-        assertContains(response, f'type="hidden" name="{name}" value="{value}"', count=1)
+    ]  # fmt: skip
+    body = response.content.decode()
+    for name, value in carried:  # once on the page
+        assert len(find_all(body, "input", type="hidden", name=name, value=value)) == 1
+    form = find(body, "form", method="post", action=reverse("memories:bulk"))
+    hidden = [
+        (attribute(field, "name"), attribute(field, "value"))
+        for field in find_all(form, "input", type="hidden")
+        if attribute(field, "name") not in ("csrfmiddlewaretoken", "composite")
+    ]
+    assert sorted(hidden) == sorted(carried)  # all in the confirmation form, and no other
     assertContains(response, '<input type="hidden" name="composite" id="id_composite">', html=True)

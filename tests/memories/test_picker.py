@@ -1,6 +1,7 @@
 """The search-as-you-type picker: its endpoints, its field, and the forms that use it."""
 
-import re
+import json
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -8,13 +9,21 @@ from memadmin.composites.services import composite_create
 from memadmin.memories.bulk_forms import BulkForm
 from memadmin.memories.picker import PICK_LIMIT, chosen_value, search_term
 from memadmin.memories.services import memory_create
+from tests.html_tree import attribute, find, find_all, parse
 
 pytestmark = pytest.mark.django_db
 
 
 def choices(body: str) -> list[str]:
-    """Return the values the picker's answer offers, in order."""
-    return [value.replace("%23", "#") for value in re.findall(r"choose=([^\"&]+)", body)]
+    """Return the values the picker's answer offers, in order: its list's choice buttons."""
+    answer = parse(body)
+    lists = find_all(answer, "ul", class_="picker-list")
+    buttons = find_all(lists[0], "button", class_="picker-choice") if lists else []
+    offering = [e for e in find_all(answer, hx_get=True) if "choose=" in attribute(e, "hx-get")]
+    assert len(lists) <= 1 and offering == buttons, "a choice outside the picker's one list"
+    return [
+        parse_qs(urlsplit(attribute(button, "hx-get")).query)["choose"][0] for button in buttons
+    ]
 
 
 @pytest.fixture
@@ -94,7 +103,8 @@ def test_choosing_appends_the_id_and_drops_the_search_word(memories, client_as):
         )
         .content.decode()
     )
-    assert 'name="members"' in body and 'value="3, #4, #9"' in body and 'id="id_members"' in body
+    picker = find(body, "span", class_="picker")
+    assert find(picker, "input", type="text", name="members", id="id_members", value="3, #4, #9")
     assert chosen_value("#9", "#9", "append") == "#9"
     assert search_term("3, #4, depl", "append") == "depl" and search_term(" a, b ", "one") == "a, b"
 
@@ -142,5 +152,9 @@ def test_the_composite_pages_offer_the_memory_picker(memories, client_as):
     composite = composite_create(head=memories[0], type="sequence", actor="agent")
     for url in (f"/composites/new/?head={memories[0].pk}", f"/composites/{composite.pk}/"):
         body = client.get(url).content.decode()
-        assert 'hx-get="/memories/pick/"' in body, url
-        assert f"&quot;project&quot;: &quot;{memories[0].project_id}&quot;" in body, url
+        pickers = find_all(body, "span", class_="picker")
+        (field,) = [
+            field for picker in pickers for field in find_all(picker, "input", name="members")
+        ]
+        assert attribute(field, "hx-get") == "/memories/pick/", url
+        assert json.loads(attribute(field, "hx-vals"))["project"] == str(memories[0].project_id)

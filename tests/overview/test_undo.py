@@ -1,7 +1,5 @@
 """Undo from the message that reported a change: it reverts through the audit trail."""
 
-import re
-
 import pytest
 from django.urls import reverse
 
@@ -11,6 +9,7 @@ from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
+from tests.html_tree import attribute, find, find_all, text
 
 pytestmark = pytest.mark.django_db
 
@@ -25,17 +24,23 @@ def rows(project):
 
 def undo_url(html: str) -> str:
     """Return the address of the Undo form in the page's messages."""
-    found = re.search(r'<form class="undo-form" method="post" action="([^"]+)"', html)
-    assert found, "the message carries no Undo"
-    return found[1]
+    forms = find_all(html, "form", class_="undo-form", method="post")
+    assert forms, "the message carries no Undo"
+    (form,) = forms
+    return attribute(form, "action")
+
+
+def carried(review: str) -> str:
+    """The fingerprint of the rows the bulk review showed, as its confirmation form carries it."""
+    form = find(review, "form", method="post", action="/memories/bulk/")
+    return attribute(find(form, "input", type="hidden", name="fingerprint"), "value")
 
 
 def bulk_archive(client, memories) -> str:
     """Archive through the review and its confirmation; return the page shown after."""
     ids = [m.pk for m in memories]
     review = client.post("/memories/bulk/", {"ids": ids, "action": "archive"}).content.decode()
-    fingerprint = re.search(r'name="fingerprint" value="([^"]+)"', review)[1]
-    data = {"ids": ids, "action": "archive", "expected": len(ids), "fingerprint": fingerprint}
+    data = {"ids": ids, "action": "archive", "expected": len(ids), "fingerprint": carried(review)}
     return client.post("/memories/bulk/", {**data, "confirm": "1"}, follow=True).content.decode()
 
 
@@ -107,8 +112,7 @@ def bulk_add(client, memories, composite) -> str:
     ids = [m.pk for m in memories]
     data = {"ids": ids, "action": "add", "composite": str(composite.pk)}
     review = client.post("/memories/bulk/", data).content.decode()
-    fingerprint = re.search(r'name="fingerprint" value="([^"]+)"', review)[1]
-    data |= {"expected": len(ids), "fingerprint": fingerprint, "confirm": "1"}
+    data |= {"expected": len(ids), "fingerprint": carried(review), "confirm": "1"}
     return client.post("/memories/bulk/", data, follow=True).content.decode()
 
 
@@ -152,9 +156,11 @@ def test_clear_override_asks_first_and_can_be_undone(client_as, project):
     category = category_by_name(project, "RESEARCH")
     client = client_as("curator")
     page = client.get(reverse("taxonomy:category", args=[project.pk, "RESEARCH"])).content.decode()
-    confirm = page.split('class="clear-confirm"', 1)[1].split("</details>", 1)[0]
-    assert "These edits will be lost" in confirm and "<strong>Definition</strong>" in confirm
-    assert "<ins>" in confirm and "own" in confirm
+    confirm = find(page, "details", class_="clear-confirm")
+    assert "These edits will be lost" in text(confirm)
+    (lost,) = find_all(find(confirm, "ul", class_="clear-losses"), "li")
+    assert text(find(lost, "strong")) == "Definition"
+    assert any("own" in text(added) for added in find_all(lost, "ins"))
     cleared = client.post(
         reverse("taxonomy:clear", args=[project.pk, "RESEARCH"]),
         {"revision": category.revision},

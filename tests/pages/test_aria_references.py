@@ -12,6 +12,7 @@ from django.test import Client
 from memadmin.interop.models import Workspace
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.models import Memory
+from tests.html_tree import find_all
 from tests.interop.workspace_edit_store import build_edit_store
 from tests.page_walk import dangling_descriptions, demo_extras, walk
 
@@ -45,7 +46,7 @@ def test_every_aria_describedby_of_the_demo_names_an_element_of_its_page(tmp_pat
         reached.add(path.split("?")[0])
         if status >= 500:
             failures.append(f"{path}: status {status}")
-        described += html.count("aria-describedby=")
+        described += len(find_all(html, aria_describedby=True))
         failures += [f"{path}: {dangling}" for dangling in dangling_descriptions(html)]
     assert walked > 30, f"only {walked} pages were reached"
     assert described > 10, f"only {described} described controls: the check saw too little"

@@ -1,7 +1,5 @@
 """Criteria pages: the overview, the editor with and without htmx, roles, bad input."""
 
-from html.parser import HTMLParser
-
 import pytest
 from django.urls import reverse
 
@@ -10,6 +8,7 @@ from memadmin.memories.services import memory_create
 from memadmin.taxonomy.models import Category
 from memadmin.taxonomy.selectors import category_by_name, current_surface_hash
 from memadmin.taxonomy.services import criteria_override_save
+from tests.html_tree import Node, attribute, find, find_all, links, parse, submitted, text, top
 
 pytestmark = pytest.mark.django_db
 
@@ -60,35 +59,29 @@ def full_post(category, **changes):
     return data
 
 
-class _VisibleText(HTMLParser):
-    """Collect the text a sighted reader sees: none inside a `visually-hidden` element."""
+def visible_text(html: str | Node) -> str:
+    """Return the text a sighted reader sees: none inside a `visually-hidden` element."""
+    parts = []
 
-    VOID = {"input", "br", "hr", "img", "meta", "link", "col", "area", "source", "wbr"}
+    def walk(node):
+        for child in node.children:
+            if isinstance(child, str):
+                parts.append(child)
+            elif "visually-hidden" not in (attribute(child, "class") or "").split():
+                walk(child)
 
-    def __init__(self):
-        super().__init__()
-        self.stack: list[bool] = []  # per open element: is it (or an ancestor) hidden?
-        self.parts: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
-        if tag not in self.VOID:
-            hidden = "visually-hidden" in (dict(attrs).get("class") or "").split()
-            self.stack.append(hidden or bool(self.stack and self.stack[-1]))
-
-    def handle_endtag(self, tag):
-        if tag not in self.VOID and self.stack:
-            self.stack.pop()
-
-    def handle_data(self, data):
-        if not (self.stack and self.stack[-1]):
-            self.parts.append(data)
+    walk(parse(html) if isinstance(html, str) else html)
+    return " ".join(parts)
 
 
-def visible_text(html: str) -> str:
-    """Return the page's text as shown, without what only screen readers get."""
-    parser = _VisibleText()
-    parser.feed(html)
-    return " ".join(parser.parts)
+def ids_of(fragment: str) -> list[tuple[str, str | None]]:
+    """The tag and id of each top element of an htmx answer."""
+    return [(element.name, attribute(element, "id")) for element in top(fragment)]
+
+
+def conflict_box(page: str) -> Node:
+    """The alert that says a save, clear or keep was refused, both texts set side by side."""
+    return find(page, "div", class_="conflict", role="alert")
 
 
 # --- the overview
@@ -106,9 +99,16 @@ def test_overview_lists_the_categories_with_markers_and_the_hash(project, client
     response = client_as("viewer").get(reverse("taxonomy:index"), {"project": project.pk})
     page = response.content.decode()
     assert response.status_code == 200
+    table = find(page, "table", class_="data-table")
+    named = dict(links(table))
     for name in ("OPS_RULES", "ENV_STATE", "CONFIG_VALUES", "INCIDENTS", "RESEARCH"):
-        assert page_url(project, name) in page
-    assert page.count('class="badge overridden"') == 1
+        assert named[name] == page_url(project, name)
+    overridden = [
+        text(find(row, "a"))
+        for row in find_all(find(table, "tbody"), "tr")
+        if find_all(row, "span", class_="badge overridden")
+    ]
+    assert overridden == ["RESEARCH"] and len(find_all(page, class_="badge overridden")) == 1
     assert "default moved" in page
     assert current_surface_hash(project)[:12] in page
     assert "Edit" not in page  # no screen adds, renames or deletes names; viewers edit nothing
@@ -122,10 +122,10 @@ def test_overview_defaults_to_the_first_project_and_swaps_its_section(
     response = client.get(reverse("taxonomy:index"))
     assert "magic-context" in response.content.decode() or "ops-six" in response.content.decode()
     fragment = client.get(reverse("taxonomy:index"), {"project": mc_project.pk}, **HTMX)
-    text = fragment.content.decode()
-    assert text.lstrip().startswith('<div id="overview-section">')
-    assert "PROJECT_RULES" in text
-    assert "legacy → PROJECT_RULES" in text
+    section = fragment.content.decode()
+    assert ids_of(section) == [("div", "overview-section")]
+    assert "PROJECT_RULES" in section
+    assert "legacy → PROJECT_RULES" in section
 
 
 # --- the category page
@@ -138,7 +138,7 @@ def test_category_page_shows_criteria_hash_and_historian_preview(project, client
     page = response.content.decode()
     assert response.status_code == 200
     assert category.effective_criteria["test_question"] in page
-    assert 'id="historian-preview"' in page
+    assert find(page, "pre", id="historian-preview")
     assert current_surface_hash(project)[:12] in page
     assert "edit-field" not in page
     assert "Clear override" not in page
@@ -148,22 +148,26 @@ def test_curator_sees_an_edit_link_per_field_that_works_without_javascript(proje
     """Each field has an Edit link with a real href that opens that field's form."""
     client = client_as("curator")
     page = client.get(page_url(project)).content.decode()
-    assert page.count('class="button secondary edit-field"') == 6
+    edits = find_all(page, "a", class_="button secondary edit-field")
+    assert len(edits) == 6 and all("?edit=" in attribute(edit, "href") for edit in edits)
     opened = client.get(page_url(project), {"edit": "definition"}).content.decode()
-    assert f'action="{field_url(project, "definition")}"' in opened
-    assert 'name="revision"' in opened
+    form = find(opened, "form", method="post", action=field_url(project, "definition"))
+    assert find(form, "input", name="revision")
 
 
 def test_htmx_edit_link_gets_only_the_field_form(project, client_as):
     """With htmx the Edit link swaps in just the field's form; Cancel swaps the text back."""
     client = client_as("curator")
     form = client.get(page_url(project), {"edit": "exclusions"}, **HTMX).content.decode()
-    assert form.lstrip().startswith('<section class="criteria-field')
-    assert 'name="exclusions-0-text"' in form
-    assert 'name="exclusions-TOTAL_FORMS"' in form  # the formset's management form
+    assert ids_of(form) == [("section", "field-exclusions")]
+    (section,) = top(form)
+    assert "criteria-field" in attribute(section, "class").split()
+    editor = find(section, "form", method="post", action=field_url(project, "exclusions"))
+    assert find(editor, name="exclusions-0-text")
+    assert find(editor, "input", type="hidden", name="exclusions-TOTAL_FORMS")  # management form
     assert "historian-preview" not in form
     shown = client.get(page_url(project), {"field": "exclusions"}, **HTMX).content.decode()
-    assert "<form" not in shown
+    assert ids_of(shown) == [("section", "field-exclusions")] and find_all(shown, "form") == []
 
 
 def test_in_place_save_with_htmx_returns_the_editor_with_new_preview_and_hash(project, client_as):
@@ -177,13 +181,14 @@ def test_in_place_save_with_htmx_returns_the_editor_with_new_preview_and_hash(pr
     )
     body = response.content.decode()
     assert response.status_code == 200
-    assert body.lstrip().startswith('<div id="editor-section"')
+    assert ids_of(body)[0] == ("div", "editor-section")
     after = current_surface_hash(project)
     assert after != before
     assert after[:12] in body
     assert body.count("Only standing operating rules.") >= 2  # the field and the preview
     assert "Overridden" in body
-    assert "<del>" in body and "<ins>" in body  # the difference from the pack default
+    difference = find(find(body, "section", id="field-definition"), "p", class_="diff")
+    assert find_all(difference, "del") and find_all(difference, "ins")  # from the pack default
 
 
 def test_plain_save_redirects_to_the_page(project, client_as):
@@ -274,7 +279,9 @@ def test_concurrent_edit_is_refused_with_both_texts_side_by_side(project, client
     assert "Their version (in force)" in page and "Your version" in page
     assert "Alice&#x27;s definition." in page
     assert "Bob&#x27;s definition." in page  # in the comparison and still in the box
-    assert f'name="revision" value="{old_revision + 1}"' in page
+    form = find(page, "form", method="post", action=field_url(project, "definition", "INCIDENTS"))
+    assert find(form, "input", name="revision", value=str(old_revision + 1))
+    assert dict(submitted(form))["definition"] == "Bob's definition."  # still in the box
     stored = category_by_name(project, "INCIDENTS")
     assert stored.effective_criteria["definition"] == "Alice's definition."
 
@@ -322,6 +329,13 @@ def test_a_refused_concurrent_edit_says_so_once_and_keeps_both_texts(
     assert page.lower().count("nothing was overwritten") == 1
     assert "Their version (in force)" in page and "Alice&#x27;s definition." in page
     assert page.count("Bob&#x27;s definition.") == 2  # in the comparison and still in the box
+    assert "Someone else saved" in text(conflict_box(page))
+    mine = [text(row) for row in find_all(find(conflict_box(page), "tbody"), "tr")]
+    assert any(row.endswith("Bob's definition.") for row in mine)  # the comparison's last column
+    posting = [
+        form for form in find_all(page, "form", method="post") if find_all(form, name="definition")
+    ]
+    assert [dict(submitted(form))["definition"] for form in posting] == ["Bob's definition."]
     assert category_by_name(project, "INCIDENTS").effective_criteria["definition"] == (
         "Alice's definition."
     )
@@ -334,9 +348,8 @@ def test_the_in_place_editor_names_its_field_once(project, client_as):
         client.get(page_url(project), {"edit": "definition"}, **HTMX),
         client.get(page_url(project), {"edit": "definition"}),
     ):
-        field = response.content.decode().split('id="field-definition"', 1)[1]
-        field = field.split("</section>", 1)[0]
-        assert "<legend" in field and 'name="definition"' in field
+        field = find(response.content.decode(), "section", id="field-definition")
+        assert find(field, "legend") and find(field, name="definition")
         assert visible_text(field).count("Definition") == 1
     full_form = client.get(reverse("taxonomy:edit", args=[project.pk, "OPS_RULES"]))
     assert visible_text(full_form.content.decode()).count("Definition") == 1  # its legend
@@ -377,8 +390,9 @@ def test_a_moved_default_shows_three_texts_and_can_be_kept(project, client_as):
     client = client_as("curator")
     page = client.get(page_url(project, "RESEARCH")).content.decode()
     assert "The pack default moved underneath this override." in page
-    for heading in ("Old default", "New default", "Override"):
-        assert f'<th scope="col">{heading}</th>' in page
+    moved = find(find(page, "div", class_="moved", role="note"), "table", class_="three-texts")
+    headings = [text(heading) for heading in find_all(find(moved, "thead"), "th", scope="col")]
+    assert headings == ["Field", "Old default", "New default", "Override"]
     assert "The pack&#x27;s new definition." in page
     stored = category_by_name(project, "RESEARCH")
     client.post(
@@ -411,13 +425,13 @@ def test_a_stale_clear_is_refused_as_an_error_with_both_texts(project, client_as
     )
     page = response.content.decode()
     assert response.status_code == status
-    assert 'class="saved"' not in page
-    assert '<div class="conflict" role="alert">' in page
+    assert find_all(page, class_="saved") == []
     assert page.count("the override was not cleared and nothing was done") == 1
-    conflict = page.split('<div class="conflict"', 1)[1].split("</div>", 1)[0]
+    conflict = text(conflict_box(page))
+    assert "the override was not cleared and nothing was done" in conflict
     assert "Their version (in force)" in conflict and "Their definition." in conflict
     assert "Pack default (what clearing puts in force)" in conflict
-    assert pack_definition.replace("'", "&#x27;") in conflict
+    assert " ".join(pack_definition.split()) in conflict
     stored = category_by_name(project, "RESEARCH")
     assert stored.effective_criteria["definition"] == "Their definition."
     assert stored.revision == seen.revision + 1
@@ -451,12 +465,13 @@ def test_a_stale_keep_is_refused_as_an_error_with_both_defaults(project, client_
     )
     page = response.content.decode()
     assert response.status_code == status
-    assert 'class="saved"' not in page
+    assert find_all(page, class_="saved") == []
     assert page.count("the override was not kept and nothing was done") == 1
-    conflict = page.split('<div class="conflict" role="alert">', 1)[1].split("</div>", 1)[0]
+    conflict = text(conflict_box(page))
+    assert "the override was not kept and nothing was done" in conflict
     assert "Pack default now" in conflict and "Pack default as you saw it" in conflict
-    assert "The pack&#x27;s third definition." in conflict
-    assert "The pack&#x27;s second definition." in conflict
+    assert "The pack's third definition." in conflict
+    assert "The pack's second definition." in conflict
     assert category_by_name(project, "RESEARCH").default_moved
 
 
@@ -503,8 +518,10 @@ def test_an_empty_definition_is_refused_in_place_with_htmx(project, client_as):
     )
     body = response.content.decode()
     assert response.status_code == 200
-    assert "Definition is required" in body
-    assert f'action="{field_url(project, "definition")}"' in body
+    assert ids_of(body)[0] == ("div", "editor-section")
+    field = find(body, "section", id="field-definition")
+    assert "Definition is required" in text(field)
+    assert find(field, "form", method="post", action=field_url(project, "definition"))
 
 
 @pytest.mark.parametrize(
@@ -573,7 +590,9 @@ def test_prompt_previews_show_each_text_with_a_copy_button(project, client_as, s
     page = response.content.decode()
     assert response.status_code == 200
     assert expected in page
-    assert 'data-copy="prompt-text"' in page
+    copy = find(page, "button", type="button", data_copy="prompt-text")
+    assert "copy" in attribute(copy, "class").split()
+    assert expected in text(find(page, "pre", id="prompt-text"))
     assert "memadmin/copy.js" in page
 
 
