@@ -18,6 +18,7 @@ from memadmin.composites.services import (
 from memadmin.core.hashing import content_digest
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
+from tests.html_tree import field_error
 
 pytestmark = pytest.mark.django_db
 
@@ -116,9 +117,9 @@ def test_a_note_the_form_refuses_freezes_nothing_and_keeps_the_note(client_as, s
     response = client_as("editor").post(f"/composites/{sequence.pk}/freeze/", {"note": note})
     assert response.status_code == 400
     body = response.content.decode()
-    assert 'class="errorlist"' in body
+    error = field_error(body, "id_note")
     if len(note) > 2000:
-        assert "A note holds at most 2000 characters." in body
+        assert error == "A note holds at most 2000 characters."
         assert note in body  # what was typed, to shorten rather than retype
     assert not ReferenceSet.objects.exists()
     assert not AuditEvent.objects.filter(action="reference_set_frozen").exists()
