@@ -54,6 +54,10 @@ def store_composites_drop(request: HtmxHttpRequest, pk: int):
     upstream = get_object_or_404(UpstreamStore, pk=pk)
     form = CompositeTablesDropForm(request.POST, store=upstream)
     if not form.is_valid():
+        # Said at the top too: the box is far down the page the browser opens at its top.
+        messages.error(
+            request, f"Nothing was dropped from {upstream.path}: see its drop box below."
+        )
         response = index_page(request, drop_form=form)
         response.status_code = 400
         return response

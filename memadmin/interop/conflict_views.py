@@ -14,7 +14,7 @@ from memadmin.htmx_request import HtmxHttpRequest
 
 from .composite_conflict_services import CHOICES as COMPOSITE_CHOICES
 from .composite_conflict_services import composite_conflict_resolve
-from .conflict_services import CHOICES, conflict_resolve
+from .conflict_services import CHOICES, KEEP_MERGED, conflict_resolve
 from .forms import ConflictResolveForm
 from .models import SyncConflict
 from .selectors import conflict_diff
@@ -52,15 +52,20 @@ def conflict_resolve_view(request: HtmxHttpRequest, pk: int):
         error.code in {"store_changed", "store_busy"}
         for error in form.errors.as_data().get("__all__", [])
     )
+    back = _back_to(request, form.data.get("next", ""), conflict.memory_id)
     return render(
         request,
         "interop/conflict_resolve.html",
         {
             "conflict": conflict,
             "diff": conflict_diff(conflict),
-            "merge_form": form,
+            "refused": form,
+            # A refused merge keeps its text in the box; a refused side offers the merge afresh.
+            "merge_form": form
+            if form.data.get("keep") == KEEP_MERGED
+            else ConflictResolveForm(conflict=conflict, next_url=back),
             "can_resolve": True,
-            "next": _back_to(request, form.data.get("next", ""), conflict.memory_id),
+            "next": back,
         },
         status=409 if stale else 400,
     )

@@ -10,15 +10,14 @@ from django.core.exceptions import ValidationError
 from memadmin.memories.services import CONTENT_MAX_CHARS
 
 from .composite_tables import DROP_CONFIRMATION, DROP_UNCONFIRMED
-from .conflict_services import CHOICES, KEEP_MERGED
+from .conflict_services import CHOICES, KEEP_MERGED, MERGED_TEXT_MISSING
 from .models import SyncConflict, UpstreamStore
-
-MERGED_TEXT_MISSING = "Write the merged text."
 
 
 class ConflictResolveForm(forms.Form):
     """Which version of a conflicted memory to keep; the merged text when that is the choice."""
 
+    # Sent by the side buttons, or as "merged" by the merge form: a choice, not a control.
     keep = forms.ChoiceField(
         choices=list(CHOICES.items()),
         widget=forms.HiddenInput,
@@ -40,11 +39,7 @@ class ConflictResolveForm(forms.Form):
         kwargs.setdefault("auto_id", f"conflict-{conflict.pk}-%s")
         kwargs.setdefault(
             "initial",
-            {
-                "keep": KEEP_MERGED,
-                "content": conflict.memadmin_values.get("content", ""),
-                "next": next_url,
-            },
+            {"content": conflict.memadmin_values.get("content", ""), "next": next_url},
         )
         super().__init__(*args, **kwargs)
         self.conflict = conflict

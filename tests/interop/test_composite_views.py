@@ -87,6 +87,7 @@ def test_a_wrong_drop_word_is_refused_at_its_box_and_nothing_is_dropped(
     box = f"drop-{upstream.pk}-confirm"
     assert field_error(html, box) == 'Type "drop" to confirm dropping the composite tables.'
     assert "open" in find(html, "details", class_="drop-tables").attributes
+    assert f"Nothing was dropped from {path}: see its drop box below." in html
     assert find(html, "input", id=box).attributes.get("value") == (word or None)
     assert sha256(path) == digest
     assert StoreComposites.objects.get().published

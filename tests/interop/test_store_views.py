@@ -11,7 +11,7 @@ from memadmin.interop.models import SyncConflict
 from memadmin.interop.store_writes import GATEWAY
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.services import CONTENT_MAX_CHARS, memory_update
-from tests.html_tree import field_error, find, links
+from tests.html_tree import attribute, field_error, find, find_all, links
 from tests.interop.conftest import PROJECT
 from tests.interop.test_store_refusals import HOLD_LOCK
 from tests.interop.test_store_writes import store_exec, store_row, synced
@@ -179,7 +179,11 @@ def test_an_unknown_choice_is_refused_and_nothing_changes(client_as, conflict, s
     url = reverse("interop:conflict_resolve", args=[conflict.pk])
     response = client_as("curator").post(url, {"keep": "both"})
     assert response.status_code == 400
-    assert "Choose one of: store, memadmin, merged." in response.content.decode()
+    html = response.content.decode()
+    assert "Choose one of: store, memadmin, merged." in html
+    merge = find(html, "textarea", name="content")
+    assert typed(merge) == "Use the office VPN."  # the merge offered afresh, from memadmin's text
+    assert [attribute(i, "value") for i in find_all(html, "input", name="keep")] == ["merged"]
     assert synced(1).content == "Use the office VPN."
     assert SyncConflict.objects.filter(pk=conflict.pk).exists()
 
