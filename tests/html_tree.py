@@ -187,3 +187,29 @@ def submitted(form: Node) -> list[tuple[str, str]]:
             typed = "".join(c for c in element.children if isinstance(c, str))
             pairs.append((name, typed.removeprefix("\n")))
     return pairs
+
+
+def field_error(html: str, auto_id: str) -> str:
+    """Return the error shown for the field `auto_id`; fail unless it is wired to its control.
+
+    Exactly one element has the id `<auto_id>_error`, with text; the control (an input,
+    select or textarea with id `auto_id`) is `aria-invalid` and names that id in its
+    `aria-describedby`; a group of boxes or buttons (a div with that id) is named by the
+    fieldset around it instead.
+    """
+    tree = parse(html)
+    error_id = f"{auto_id}_error"
+    message = text(find(tree, id=error_id))
+    assert message, f"#{error_id} is empty"
+    describing = [
+        element
+        for element in find_all(tree, aria_describedby=True)
+        if error_id in (element.attributes["aria-describedby"] or "").split()
+    ]
+    control = find(tree, id=auto_id)
+    if control.name in {"input", "select", "textarea"}:
+        assert control in describing, f"#{auto_id} does not name #{error_id}"
+        assert control.attributes.get("aria-invalid") == "true", f"#{auto_id} is not aria-invalid"
+    else:
+        assert [element.name for element in describing] == ["fieldset"], describing
+    return message

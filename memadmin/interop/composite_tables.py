@@ -35,6 +35,7 @@ from .models import StoreComposite, StoreComposites, UpstreamStore
 from .store_writes import store_timeout
 
 DROP_CONFIRMATION = "drop"
+DROP_UNCONFIRMED = f'Type "{DROP_CONFIRMATION}" to confirm dropping the composite tables.'
 
 
 @dataclass
@@ -79,10 +80,7 @@ def composite_tables_drop(
     composites stay as they are.
     """
     if confirmation.strip().lower() != DROP_CONFIRMATION:
-        raise ValidationError(
-            f'Type "{DROP_CONFIRMATION}" to confirm dropping the composite tables.',
-            code="drop_unconfirmed",
-        )
+        raise ValidationError(DROP_UNCONFIRMED, code="drop_unconfirmed")
     try:
         connection = open_readonly(Path(upstream.path), timeout=store_timeout())
         try:

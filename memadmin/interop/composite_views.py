@@ -10,7 +10,9 @@ from memadmin.htmx_request import HtmxHttpRequest
 
 from .composite_publish import composites_publish, composites_unpublish
 from .composite_tables import composite_tables_drop
+from .forms import CompositeTablesDropForm
 from .models import UpstreamStore
+from .views import index_page
 
 
 @require_POST
@@ -45,11 +47,23 @@ def store_composites_unpublish(request: HtmxHttpRequest, pk: int):
 @require_POST
 @role_required("curator")
 def store_composites_drop(request: HtmxHttpRequest, pk: int):
-    """Back the store up, then drop its composite tables (typed confirmation)."""
+    """Back the store up, then drop its composite tables (typed confirmation).
+
+    Without the word the page comes back with the error at its box, nothing dropped.
+    """
     upstream = get_object_or_404(UpstreamStore, pk=pk)
+    form = CompositeTablesDropForm(request.POST, store=upstream)
+    if not form.is_valid():
+        # Said at the top too: the box is far down the page the browser opens at its top.
+        messages.error(
+            request, f"Nothing was dropped from {upstream.path}: see its drop box below."
+        )
+        response = index_page(request, drop_form=form)
+        response.status_code = 400
+        return response
     try:
         backup = composite_tables_drop(
-            upstream=upstream, actor=request.user, confirmation=request.POST.get("confirm", "")
+            upstream=upstream, actor=request.user, confirmation=form.cleaned_data["confirm"]
         )
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))

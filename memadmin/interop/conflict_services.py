@@ -26,6 +26,7 @@ from .store_values import bases_record, memory_curated
 from .store_writes import store_timeout, store_uuid_of
 
 KEEP_STORE, KEEP_MEMADMIN, KEEP_MERGED = "store", "memadmin", "merged"
+MERGED_TEXT_MISSING = "Write the merged text."
 CHOICES = {
     KEEP_STORE: "keep the store's version",
     KEEP_MEMADMIN: "keep memadmin's version",
@@ -92,7 +93,7 @@ def _chosen(memory: Memory, identity: str, theirs: dict, keep: str, content: str
     chosen = memory_curated(memory, identity)
     if keep == KEEP_MERGED:
         if not content or not content.strip():
-            raise ValidationError({"content": "Write the merged text."})
+            raise ValidationError({"content": MERGED_TEXT_MISSING})
         if len(content) > CONTENT_MAX_CHARS:
             raise ValidationError(
                 {"content": f"A memory holds at most {CONTENT_MAX_CHARS} characters."}

@@ -2,44 +2,80 @@
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from memadmin.accounts.roles import role_required
+from memadmin.composites.forms import add_service_error
 from memadmin.composites.models import Composite
 from memadmin.htmx_request import HtmxHttpRequest
 
 from .composite_conflict_services import CHOICES as COMPOSITE_CHOICES
 from .composite_conflict_services import composite_conflict_resolve
-from .conflict_services import CHOICES, conflict_resolve
+from .conflict_services import CHOICES, KEEP_MERGED, conflict_resolve
+from .forms import ConflictResolveForm
 from .models import SyncConflict
+from .selectors import conflict_diff
 from .views import index_page
 
 
 @require_POST
 @role_required("curator")
 def conflict_resolve_view(request: HtmxHttpRequest, pk: int):
-    """Keep one side of a conflict, or save a merged text; then go back where the form was."""
-    conflict = get_object_or_404(SyncConflict.objects.select_related("memory"), pk=pk)
-    memory_pk = conflict.memory_id
-    keep = request.POST.get("keep", "")
-    try:
-        conflict_resolve(
-            conflict=conflict,
-            keep=keep,
-            content=request.POST.get("content", ""),
-            reason=request.POST.get("reason", "")[:500],
-            actor=request.user,
-        )
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
-    else:
-        messages.success(request, f"Conflict resolved: {CHOICES[keep]}.")
-    target = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
-        return redirect("memories:detail", pk=memory_pk)
-    return redirect(target)
+    """Keep one side of a conflict, or save a merged text; then go back where the form was.
+
+    A refusal (no merged text, a text another memory has, a store that changed again)
+    shows the conflict on a page of its own, with the error at the box and the text kept.
+    """
+    conflict = get_object_or_404(
+        SyncConflict.objects.select_related("memory", "memory__project"), pk=pk
+    )
+    form = ConflictResolveForm(request.POST, conflict=conflict)
+    if form.is_valid():
+        keep = form.cleaned_data["keep"]
+        try:
+            conflict_resolve(
+                conflict=conflict,
+                keep=keep,
+                content=form.cleaned_data["content"],
+                reason=request.POST.get("reason", "")[:500],
+                actor=request.user,
+            )
+        except ValidationError as error:
+            add_service_error(form, error)
+        else:
+            messages.success(request, f"Conflict resolved: {CHOICES[keep]}.")
+            return redirect(_back_to(request, form.cleaned_data["next"], conflict.memory_id))
+    stale = any(
+        error.code in {"store_changed", "store_busy"}
+        for error in form.errors.as_data().get("__all__", [])
+    )
+    back = _back_to(request, form.data.get("next", ""), conflict.memory_id)
+    return render(
+        request,
+        "interop/conflict_resolve.html",
+        {
+            "conflict": conflict,
+            "diff": conflict_diff(conflict),
+            "refused": form,
+            # A refused merge keeps its text in the box; a refused side offers the merge afresh.
+            "merge_form": form
+            if form.data.get("keep") == KEEP_MERGED
+            else ConflictResolveForm(conflict=conflict, next_url=back),
+            "can_resolve": True,
+            "next": back,
+        },
+        status=409 if stale else 400,
+    )
+
+
+def _back_to(request: HtmxHttpRequest, target: str, memory_pk: int) -> str:
+    """Return the page the form was on, if it is this site's; else the memory's page."""
+    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        return target
+    return reverse("memories:detail", args=[memory_pk])
 
 
 @require_POST

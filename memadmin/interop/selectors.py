@@ -5,10 +5,11 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, QuerySet
 
+from memadmin.core.worddiff import word_diff
 from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import current_surface_hash
 
-from .models import SyncRun, UpstreamSession, UpstreamStore
+from .models import SyncConflict, SyncRun, UpstreamSession, UpstreamStore
 
 SESSIONS_SHOWN = 50
 
@@ -82,3 +83,11 @@ def sessions_by_surface() -> list[SurfaceSessions]:
         if len(group.differing) < SESSIONS_SHOWN:
             group.differing.append(session)
     return list(groups.values())
+
+
+def conflict_diff(conflict: SyncConflict) -> list:
+    """Return the word diff from the store's text to memadmin's."""
+    return word_diff(
+        str(conflict.store_values.get("content", "")),
+        str(conflict.memadmin_values.get("content", "")),
+    )

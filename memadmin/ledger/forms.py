@@ -92,6 +92,7 @@ class LedgerForm(forms.Form):
     )
     decision = forms.ChoiceField(
         required=False,
+        label="Rows",
         choices=[("", "all rows"), ("in", "injected"), ("out", "left out")],
     )
     reason = forms.ChoiceField(
@@ -134,11 +135,13 @@ class LedgerForm(forms.Form):
         Both carry the field's min and max and the value as asked, even when refused.
         """
         field = self["budget"]
+        # The help text, and the budget's error in the preview's list when it is refused.
+        described = f"{BUDGET_HELP_ID} {field.auto_id}_error" if field.errors else BUDGET_HELP_ID
         controls = {}
         for kind, widget in BUDGET_CONTROLS.items():
             attrs = {
                 **self.fields["budget"].widget_attrs(widget),
-                "aria-describedby": BUDGET_HELP_ID,
+                "aria-describedby": described,
             }
             controls[kind] = field.as_widget(widget=widget, attrs=attrs)
             controls[f"oob_{kind}"] = field.as_widget(

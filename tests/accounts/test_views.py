@@ -7,6 +7,7 @@ from pytest_django.asserts import assertContains
 
 from memadmin.accounts.roles import role_of
 from memadmin.audit.models import AuditEvent
+from tests.html_tree import field_error
 
 pytestmark = pytest.mark.django_db
 
@@ -65,6 +66,7 @@ def test_a_weak_password_is_refused_on_the_page(client_as):
         reverse("accounts:create"), {"username": "dana", "role": "editor", "password": "123"}
     )
     assert response.status_code == 400
+    assert field_error(response.content.decode(), "id_password")
     assert not get_user_model().objects.filter(username="dana").exists()
 
 

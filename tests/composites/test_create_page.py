@@ -4,7 +4,7 @@ import pytest
 
 from memadmin.composites.models import Composite
 from memadmin.memories.services import memory_create
-from tests.html_tree import find, links
+from tests.html_tree import field_error, find, links
 
 pytestmark = pytest.mark.django_db
 
@@ -49,6 +49,8 @@ def test_every_bad_id_is_reported_at_once(client_as, project, memories):
     assert response.status_code == 400
     for missing in (9990, 9991, 9992):
         assert f"No memory #{missing} in Ops." in html
+    assert "No memory #9990 in Ops." in field_error(html, "id_head")
+    assert "No memory #9992 in Ops." in field_error(html, "id_members")
     assert not Composite.objects.exists()
 
 

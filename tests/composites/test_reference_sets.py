@@ -18,7 +18,7 @@ from memadmin.composites.services import (
 from memadmin.core.hashing import content_digest
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
-from tests.html_tree import find, submitted, text
+from tests.html_tree import field_error, find, submitted
 
 pytestmark = pytest.mark.django_db
 
@@ -118,9 +118,9 @@ def test_a_note_the_form_refuses_freezes_nothing_and_keeps_the_note(client_as, s
     assert response.status_code == 400
     body = response.content.decode()
     form = find(body, "form", method="post", action=f"/composites/{sequence.pk}/freeze/")
-    errors = find(form, "ul", class_="errorlist")
+    error = field_error(body, "id_note")
     if len(note) > 2000:
-        assert "A note holds at most 2000 characters." in text(errors)
+        assert error == "A note holds at most 2000 characters."
         assert dict(submitted(form))["note"] == note  # what was typed, to shorten, not retype
     assert not ReferenceSet.objects.exists()
     assert not AuditEvent.objects.filter(action="reference_set_frozen").exists()

@@ -23,7 +23,17 @@ from memadmin.composites.services import (
 from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
-from tests.html_tree import Node, attribute, find, find_all, links, submitted, text, top
+from tests.html_tree import (
+    Node,
+    attribute,
+    field_error,
+    find,
+    find_all,
+    links,
+    submitted,
+    text,
+    top,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -364,7 +374,8 @@ def test_a_too_long_why_is_refused_and_nothing_is_deleted(client_as, sequence):
         reverse("composites:delete", args=[sequence.pk]), {"reason": "x" * 501}
     )
     assert response.status_code == 400
-    assert "Keep the reason to 500 characters at most." in response.content.decode()
+    reason = field_error(response.content.decode(), "id_reason")
+    assert reason == "Keep the reason to 500 characters at most."
     assert Composite.objects.filter(pk=sequence.pk).exists()
     assert not deleted_events().exists()
 

@@ -8,7 +8,7 @@ from memadmin.composites.services import composite_create
 from memadmin.curation.models import Analysis
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
-from tests.html_tree import attribute, find, find_all, links, text
+from tests.html_tree import attribute, field_error, find, find_all, links, text
 
 THEME = [
     "Release train: tag the build with git tag before the release train leaves staging.",
@@ -64,6 +64,26 @@ def test_the_page_shows_each_pair_with_similarity_diff_and_actions(themed, clien
     form = find(shown, "form", method="post", action=archive)
     assert find(form, "input", name="expected_updated_at", value=str(pair[1].updated_at))
     assert "Group as alternatives" in html
+
+
+def test_a_threshold_out_of_range_is_named_at_its_box(themed, client_as):
+    """A threshold above 1 is refused beside its box, which names the error."""
+    project, *_ = themed
+    url = reverse("curation:duplicates", args=[project.pk])
+    html = client_as("viewer").get(url, {"threshold": "3"}).content.decode()
+    assert "less than or equal to 1" in field_error(html, "id_threshold")
+
+
+def test_a_group_without_a_head_is_refused_at_the_head_choice(themed, client_as):
+    """No head chosen: the head's fieldset names the error, and nothing is made."""
+    project, _, theme, _ = themed
+    response = client_as("editor").post(
+        reverse("curation:group", args=[project.pk]),
+        {"ids": [m.pk for m in theme], "type": "theme"},
+    )
+    assert response.status_code == 400
+    assert field_error(response.content.decode(), "id_head") == "This field is required."
+    assert not Composite.objects.exists()
 
 
 def test_a_cluster_in_one_category_offers_the_merge_review(project, client_as):

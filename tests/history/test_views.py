@@ -16,7 +16,7 @@ from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
-from tests.html_tree import attribute, find, find_all, top
+from tests.html_tree import attribute, field_error, find, find_all, top
 from tests.html_tree import text as text_of
 
 pytestmark = pytest.mark.django_db
@@ -82,6 +82,13 @@ def test_a_backwards_range_is_a_bad_request(client_as, edited_memory):
     )
     assert response.status_code == 400
     assert "starts after it ends" in body(response)
+
+
+def test_a_date_that_is_not_one_is_named_at_its_filter(client_as, edited_memory):
+    """A filter the form refuses is named in the log section under the id its box names."""
+    response = client_as("viewer").get(reverse("audit:index"), {"since": "soon"})
+    assert response.status_code == 400
+    assert field_error(body(response), "id_since") == "Enter a valid date."
 
 
 def test_log_is_paginated(client_as, make_memory):

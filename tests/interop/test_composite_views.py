@@ -11,7 +11,7 @@ from memadmin.interop.composite_publish import composites_publish
 from memadmin.interop.models import StoreComposites, UpstreamStore
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.models import Memory
-from tests.html_tree import find, find_all, text
+from tests.html_tree import field_error, find, find_all, text
 from tests.interop.conftest import rows_for, sha256
 from tests.interop.test_composite_publish import tables
 
@@ -69,6 +69,31 @@ def test_dropping_needs_the_typed_word_and_makes_a_backup_first(
     state = StoreComposites.objects.get()
     assert not state.published
     assert {"composites", "composite_members"} <= tables(state.backup_path)
+
+
+@pytest.mark.parametrize("word", ["", "yes", "drop it"])
+def test_a_wrong_drop_word_is_refused_at_its_box_and_nothing_is_dropped(
+    client_as, synced, tmp_path, settings, word
+):
+    """The page comes back (400) with the drop folded open and the error at the box."""
+    path, upstream = synced
+    settings.VAR_DIR = tmp_path / "var"
+    client = client_as("curator")
+    client.post(reverse("interop:store_composites_publish", args=[upstream.pk]))
+    digest = sha256(path)
+    response = client.post(
+        reverse("interop:store_composites_drop", args=[upstream.pk]), {"confirm": word}
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    box = f"drop-{upstream.pk}-confirm"
+    assert field_error(html, box) == 'Type "drop" to confirm dropping the composite tables.'
+    assert "open" in find(html, "details", class_="drop-tables").attributes
+    assert f"Nothing was dropped from {path}: see its drop box below." in html
+    assert find(html, "input", id=box).attributes.get("value") == (word or None)
+    assert sha256(path) == digest
+    assert StoreComposites.objects.get().published
+    assert not (tmp_path / "var").exists() or not any((tmp_path / "var").rglob("*.db"))
 
 
 def test_a_category_criteria_table_is_reported_and_never_written(client_as, synced):

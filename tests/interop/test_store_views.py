@@ -10,8 +10,8 @@ from django.urls import reverse
 from memadmin.interop.models import SyncConflict
 from memadmin.interop.store_writes import GATEWAY
 from memadmin.interop.sync_services import context_db_sync
-from memadmin.memories.services import memory_update
-from tests.html_tree import find, find_all, submitted
+from memadmin.memories.services import CONTENT_MAX_CHARS, memory_update
+from tests.html_tree import attribute, field_error, find, find_all, links, submitted
 from tests.interop.conftest import PROJECT
 from tests.interop.test_store_refusals import HOLD_LOCK
 from tests.interop.test_store_writes import store_exec, store_row, synced
@@ -153,6 +153,60 @@ def test_a_curator_saves_a_merged_text_without_javascript(client_as, conflict, s
     assert response["Location"] == "/interop/"
     assert synced(1).content == "Use the office VPN, always."
     assert store_row(synced_store, 1)["content"] == "Use the office VPN, always."
+
+
+@pytest.mark.parametrize("content", ["", "   ", "x" * (CONTENT_MAX_CHARS + 1)])
+def test_a_bad_merged_text_is_refused_at_its_box_and_nothing_changes(
+    client_as, conflict, synced_store, content
+):
+    """No text, or too long a one: 400, the conflict again with the error at the box, the text
+    kept; neither side nor the conflict is touched."""
+    url = reverse("interop:conflict_resolve", args=[conflict.pk])
+    response = client_as("curator").post(
+        url, {"keep": "merged", "content": content, "next": "/interop/"}
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    box = f"conflict-{conflict.pk}-content"
+    expected = "A memory holds at most" if content.strip() else "Write the merged text."
+    assert expected in field_error(html, box)
+    assert typed(find(html, "textarea", id=box)) == content
+    back = links(find(html, "p", class_="crumbs"))
+    assert back == [("Back without resolving it", "/interop/")]  # where the form was
+    assert synced(1).content == "Use the office VPN."
+    assert store_row(synced_store, 1)["content"] == "Use the VPN, always."
+    assert SyncConflict.objects.filter(pk=conflict.pk).exists()
+
+
+def test_an_unknown_choice_is_refused_and_nothing_changes(client_as, conflict, synced_store):
+    """A keep the form does not offer is named on the refusal page; nothing is written."""
+    url = reverse("interop:conflict_resolve", args=[conflict.pk])
+    response = client_as("curator").post(url, {"keep": "both"})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "Choose one of: store, memadmin, merged." in html
+    merge = find(html, "textarea", name="content")
+    assert typed(merge) == "Use the office VPN."  # the merge offered afresh, from memadmin's text
+    assert [attribute(i, "value") for i in find_all(html, "input", name="keep")] == ["merged"]
+    assert synced(1).content == "Use the office VPN."
+    assert SyncConflict.objects.filter(pk=conflict.pk).exists()
+
+
+def test_the_merge_box_is_a_form_field_with_its_own_ids(client_as, conflict):
+    """On both pages the box is the form's: its label names it, its POST name is content."""
+    client = client_as("curator")
+    for url in (reverse("interop:index"), reverse("memories:detail", args=[conflict.memory_id])):
+        html = client.get(url).content.decode()
+        box = find(html, "textarea", name="content")
+        assert box.attributes["id"] == f"conflict-{conflict.pk}-content", url
+        assert find(html, "label", **{"for": box.attributes["id"]}), url
+        assert typed(box) == "Use the office VPN.", url
+        assert find(html, "input", name="keep", type="hidden").attributes["value"] == "merged"
+
+
+def typed(textarea) -> str:
+    """Return a textarea's text as the browser holds it (the newline after the tag dropped)."""
+    return "".join(textarea.children).removeprefix("\n")
 
 
 def test_an_editor_cannot_resolve_a_conflict(client_as, conflict):

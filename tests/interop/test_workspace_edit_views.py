@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from memadmin.interop.models import Workspace
 from memadmin.interop.sync_services import context_db_sync
-from tests.html_tree import find, find_all
+from tests.html_tree import field_error, find, find_all
 
 from .workspace_edit_store import API, OPS, OUTSIDER, SOLO, WEB, build_edit_store, store_state
 
@@ -107,3 +107,15 @@ def test_bad_input_is_shown_and_nothing_changes(team, client_as, overrides, stat
     assert says in response.content.decode().replace("&#x27;", "'")
     assert store_state(team) == before
     assert workspace().digest() == digest
+
+
+def test_a_refused_share_list_is_named_by_its_fieldset(team, client_as):
+    """The boxes' fieldset names the error (and the help text) in aria-describedby."""
+    row = workspace()
+    response = client_as("curator").post(
+        edit_url(row), post_data(row, share_categories=["OPS_RULES"])
+    )
+    assert response.status_code == 400
+    assert "OPS_RULES is not one of the available" in field_error(
+        response.content.decode(), "id_share_categories"
+    )

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from pytest_django.asserts import assertContains
 
 from memadmin.ledger.models import TokenCount
-from tests.html_tree import attribute, find, find_all, links, text, top
+from tests.html_tree import attribute, field_error, find, find_all, links, text, top
 
 pytestmark = pytest.mark.django_db
 
@@ -99,11 +99,21 @@ def test_a_budget_out_of_range_is_refused_with_a_message(client_as, project, sop
         assert not TokenCount.objects.exists()
 
 
+def test_both_budget_controls_name_the_budget_error(client_as, project, sop):
+    """A refused budget: the slider and the number box describe it by its help and its error."""
+    html = client_as("viewer").get(page_url(project, budget="lots")).content.decode()
+    error = text(find(html, id="id_budget_error"))
+    assert error == "The budget must be a whole number between 500 and 20000 tokens."
+    for control in ("budget-range", "budget-number"):
+        described = attribute(find(html, id=control), "aria-describedby").split()
+        assert described == ["budget-help", "id_budget_error"], control
+
+
 def test_an_unknown_counter_is_refused_with_a_message(client_as, project, sop):
     """An unknown counter name is named in the message; nothing is assembled."""
     response = client_as("viewer").get(page_url(project, counter="gpt"))
     assert response.status_code == 400
-    assert b"Unknown token counter gpt" in response.content
+    assert "Unknown token counter gpt" in field_error(response.content.decode(), "id_counter")
     assert not TokenCount.objects.exists()
 
 

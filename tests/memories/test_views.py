@@ -9,7 +9,7 @@ from pytest_django.asserts import assertInHTML
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
-from tests.html_tree import attribute, find, find_all, links, text, top
+from tests.html_tree import attribute, field_error, find, find_all, links, text, top
 
 pytestmark = pytest.mark.django_db
 
@@ -107,8 +107,22 @@ def test_importance_out_of_range_is_refused(client_as, project):
         },
     )
     assert response.status_code == 400
-    assert b"between 1 and 100" in response.content
+    assert "between 1 and 100" in field_error(response.content.decode(), "id_importance")
     assert Memory.objects.count() == 0
+
+
+def test_a_merge_without_its_text_is_refused_at_the_box(client_as, project):
+    """The merged text is named as missing beside its box; both sources stay live."""
+    pair = [
+        memory_create(project=project, category="OPS_RULES", content=text, actor="agent")
+        for text in ("Rotate keys yearly.", "Rotate the keys every year.")
+    ]
+    response = client_as("editor").post(
+        "/memories/merge/", {"ids": [m.pk for m in pair], "content": "   "}
+    )
+    assert response.status_code == 400
+    assert field_error(response.content.decode(), "id_content") == "This field is required."
+    assert Memory.objects.filter(status="active").count() == 2
 
 
 def test_concurrent_edit_is_refused_and_both_texts_are_shown(client_as, project):

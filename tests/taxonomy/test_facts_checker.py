@@ -13,7 +13,7 @@ from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
 from memadmin.taxonomy.facts_services import facts_write
 from memadmin.taxonomy.selectors import category_names, facts_check, prompt_texts
-from tests.html_tree import find, find_all, submitted, top
+from tests.html_tree import field_error, find, find_all, submitted, top
 from tests.html_tree import text as text_of
 
 pytestmark = pytest.mark.django_db
@@ -162,7 +162,7 @@ def test_empty_and_over_long_pastes_are_refused(project, client_as):
     url = reverse("taxonomy:facts", args=[project.pk])
     empty = client.post(url, {"text": ""})
     assert empty.status_code == 400
-    assert "Paste the historian" in empty.content.decode()
+    assert "Paste the historian" in field_error(empty.content.decode(), "id_text")
     huge = client.post(url, {"text": "x" * 200_001})
     assert huge.status_code == 400
     assert "At most 200000 characters" in huge.content.decode()

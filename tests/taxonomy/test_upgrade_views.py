@@ -10,7 +10,7 @@ from memadmin.memories.services import memory_create
 from memadmin.taxonomy.selectors import category_by_name, category_names
 from memadmin.taxonomy.services import criteria_override_save, pack_load
 from memadmin.taxonomy.upgrade_services import pack_upgrade_plan
-from tests.html_tree import attribute, definitions, find, find_all, links, submitted
+from tests.html_tree import attribute, definitions, field_error, find, find_all, links, submitted
 from tests.html_tree import text as text_of
 
 from .test_upgrade import NEW_OPS_DEFINITION, OPS_DEFINITION, snapshot
@@ -109,6 +109,12 @@ def test_a_rename_with_memories_asks_where_they_go_and_is_refused_until_told(
     assert apply_form(project, text)["fingerprint"] == fingerprint(
         project, {"INCIDENTS": "OUTAGES"}
     )
+
+
+def test_an_unknown_target_is_named_at_its_select(project, client_as):
+    """A pack file that is not offered is refused beside the choice of target."""
+    page = client_as("curator").get(page_url(project), {"target": "no-such-pack"})
+    assert "no-such-pack" in field_error(page.content.decode(), "id_target")
 
 
 def test_a_refused_apply_shows_the_reasons_and_writes_nothing(project, ops_variant, client_as):

@@ -8,7 +8,18 @@ from memadmin.memories.services import memory_create
 from memadmin.taxonomy.models import Category
 from memadmin.taxonomy.selectors import category_by_name, current_surface_hash
 from memadmin.taxonomy.services import criteria_override_save
-from tests.html_tree import Node, attribute, find, find_all, links, parse, submitted, text, top
+from tests.html_tree import (
+    Node,
+    attribute,
+    field_error,
+    find,
+    find_all,
+    links,
+    parse,
+    submitted,
+    text,
+    top,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -225,7 +236,21 @@ def test_negative_examples_need_a_reason(project, client_as):
     }
     response = client_as("curator").post(field_url(project, "negative_examples"), data)
     assert response.status_code == 400
-    assert "Say why this does not belong here." in response.content.decode()
+    html = response.content.decode()
+    box = find(html, name="negative_examples-0-reason").attributes["id"]
+    assert field_error(html, box) == "Say why this does not belong here."
+    assert not category_by_name(project, "OPS_RULES").is_overridden
+
+
+def test_the_full_form_names_a_too_long_reason_at_its_box(project, client_as):
+    """The edit page's reason over 500 characters is refused beside it; nothing is saved."""
+    category = category_by_name(project, "OPS_RULES")
+    data = {**full_post(category, definition="Changed."), "reason": "r" * 501}
+    response = client_as("curator").post(
+        reverse("taxonomy:edit", args=[project.pk, "OPS_RULES"]), data
+    )
+    assert response.status_code == 400
+    assert "at most 500 characters" in field_error(response.content.decode(), "id_reason")
     assert not category_by_name(project, "OPS_RULES").is_overridden
 
 
@@ -506,7 +531,8 @@ def test_an_empty_definition_is_refused(project, client_as):
         field_url(project, "definition"), field_post(category, "definition", "   ")
     )
     assert response.status_code == 400
-    assert "Definition is required; it cannot be empty." in response.content.decode()
+    html = response.content.decode()
+    assert field_error(html, "id_definition") == "Definition is required; it cannot be empty."
     assert not category_by_name(project, "OPS_RULES").is_overridden
 
 

@@ -9,12 +9,13 @@ memory's pending change and its sync conflict, with both texts and a word diff.
 from django import template
 from django.urls import reverse
 
-from memadmin.core.worddiff import word_diff
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 
 from ..composite_conflicts import composite_conflicts
+from ..forms import ConflictResolveForm
 from ..models import PendingCriteria, StoreBase, SyncConflict
+from ..selectors import conflict_diff
 from ..store_writes import GATEWAY, PENDING, project_store, store_mode
 
 register = template.Library()
@@ -41,23 +42,19 @@ def memory_store(context, memory: Memory) -> dict:
     """Render a memory's pending change and sync conflict, with the curator's choices."""
     base = StoreBase.objects.filter(memory=memory).first()
     conflict = SyncConflict.objects.filter(memory=memory).first()
+    next_url = reverse("memories:detail", args=[memory.pk])
     return {
         "memory": memory,
         "pending_since": base.pending_since if base else None,
         "conflict": conflict,
         "diff": conflict_diff(conflict) if conflict else None,
+        "merge_form": ConflictResolveForm(conflict=conflict, next_url=next_url)
+        if conflict
+        else None,
         "can_resolve": bool(context.get("can", {}).get("curate")),
         "csrf_token": context.get("csrf_token"),
-        "next": reverse("memories:detail", args=[memory.pk]),
+        "next": next_url,
     }
-
-
-def conflict_diff(conflict: SyncConflict) -> list:
-    """Return the word diff from the store's text to memadmin's."""
-    return word_diff(
-        str(conflict.store_values.get("content", "")),
-        str(conflict.memadmin_values.get("content", "")),
-    )
 
 
 @register.inclusion_tag("interop/includes/conflicts.html", takes_context=True)
@@ -66,10 +63,18 @@ def sync_conflicts(context) -> dict:
     conflicts = list(
         SyncConflict.objects.select_related("memory", "memory__project").order_by("-found_at")
     )
+    next_url = context["request"].get_full_path() if context.get("request") else ""
     return {
-        "conflicts": [(conflict, conflict_diff(conflict)) for conflict in conflicts],
+        "conflicts": [
+            (
+                conflict,
+                conflict_diff(conflict),
+                ConflictResolveForm(conflict=conflict, next_url=next_url),
+            )
+            for conflict in conflicts
+        ],
         "composite_conflicts": composite_conflicts(),
         "can_resolve": bool(context.get("can", {}).get("curate")),
         "csrf_token": context.get("csrf_token"),
-        "next": context["request"].get_full_path() if context.get("request") else "",
+        "next": next_url,
     }
