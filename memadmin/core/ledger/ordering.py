@@ -52,7 +52,13 @@ def partition(
     ]
     if len(candidates) == len(memories):
         return candidates, []
-    return candidates, [memory for memory in memories if ineligible_reason(memory, now_ms)]
+    # The others: what ``ineligible_reason`` gives a reason for, tested inline.
+    return candidates, [
+        memory
+        for memory in memories
+        if memory.status not in CANDIDATE_STATUSES
+        or (memory.expires_at is not None and memory.expires_at <= now_ms)
+    ]
 
 
 def store_order(memories: Iterable[LedgerMemory]) -> list[LedgerMemory]:

@@ -248,7 +248,7 @@ Arrangement = tuple[list[LedgerMemory], list[LedgerMemory], list[str]]
 
 
 def _index_by_id(memories: list[LedgerMemory]) -> dict[int, LedgerMemory]:
-    by_id = {memory.id: memory for memory in memories}
+    by_id = dict(zip(map(_id, memories), memories, strict=True))
     if len(by_id) < len(memories):
         seen: set[int] = set()
         for memory in memories:
