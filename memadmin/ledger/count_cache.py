@@ -15,9 +15,8 @@ counter, the odds that any two do are about 3 in 100 million.
 """
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from itertools import repeat
-from operator import methodcaller
 
 import numpy as np
 import xxhash
@@ -49,10 +48,20 @@ def text_keys(label: str, texts: Iterable[str]) -> list[int]:
 
 
 def _key_array(label: str, texts: Iterable[str]) -> np.ndarray:
-    """Return `text_keys` as an array of int64."""
+    """Return `text_keys` as an array of int64.
+
+    Texts are encoded strictly (the same bytes as "surrogatepass" for any text without a
+    lone surrogate, and faster); a lone surrogate anywhere makes them encoded again with
+    "surrogatepass".
+    """
+    texts = texts if isinstance(texts, Collection) else list(texts)
     seed = _xxh3_64(label.encode())
-    encoded = map(methodcaller("encode", "utf-8", "surrogatepass"), texts)
-    digests = np.fromiter(map(_xxh3_64, encoded, repeat(seed)), dtype=np.uint64)
+    try:
+        encoded = map(str.encode, texts)
+        digests = np.fromiter(map(_xxh3_64, encoded, repeat(seed)), np.uint64, len(texts))
+    except UnicodeEncodeError:
+        encoded = (text.encode("utf-8", "surrogatepass") for text in texts)
+        digests = np.fromiter(map(_xxh3_64, encoded, repeat(seed)), np.uint64, len(texts))
     # Less 2**63, in 64 bits: the top bit flipped, read as signed.
     return (digests ^ np.uint64(_SIGNED)).view(np.int64)
 
