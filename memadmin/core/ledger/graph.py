@@ -26,30 +26,32 @@ class CompositeIndex:
     __slots__ = ("_heads_of", "_joined", "members_of")
 
     def __init__(self, composites: Iterable[LedgerComposite], known_ids: Container[int]):
-        members_of: dict[int, dict[int, None]] = {}
+        members_of: dict[int, tuple[int, ...]] = {}
+        several: dict[int, dict[int, None]] = {}  # the members of a head of several composites
         # (head, members new to it) in composite order: enough to build heads_of later.
-        joined: list[tuple[int, Iterable[int]]] = []
+        joined: list[tuple[int, tuple[int, ...]]] = []
+        known = known_ids.__contains__
         for composite in sorted(composites, key=attrgetter("id")):
             head = composite.head_id
             if head not in known_ids:
                 continue
-            new = dict.fromkeys(
-                [
-                    member
-                    for member in composite.member_ids
-                    if member in known_ids and member != head
-                ]
-            )
+            new = tuple(composite.member_ids)
+            if head in new or not all(map(known, new)):
+                new = tuple([member for member in new if member in known_ids and member != head])
+            if len(new) > 1:
+                new = tuple(dict.fromkeys(new))  # each member once
             members = members_of.get(head)
             if members is None:
                 members_of[head] = new
             else:
-                new = [member for member in new if member not in members]
-                members.update(dict.fromkeys(new))
-            joined.append((head, tuple(new)))
-        self.members_of: dict[int, tuple[int, ...]] = {
-            head: tuple(members) for head, members in members_of.items()
-        }
+                gathered = several.get(head)
+                if gathered is None:
+                    gathered = several[head] = dict.fromkeys(members)
+                new = tuple([member for member in new if member not in gathered])
+                gathered.update(dict.fromkeys(new))
+            joined.append((head, new))
+        members_of.update((head, tuple(gathered)) for head, gathered in several.items())
+        self.members_of: dict[int, tuple[int, ...]] = members_of
         self._joined = joined
         self._heads_of: dict[int, tuple[int, ...]] | None = None
 
