@@ -229,8 +229,35 @@ def _sorted_by_arrays(memories: list[LedgerMemory], tie_break: TieBreak) -> list
     second = np.where(unranked, category_rank, -importance)
     third = np.where(unranked, False, missing)
     fourth = np.where(unranked, -updated, np.where(missing, 0.0, -recency))
-    order = np.lexsort((ids, fourth, third, second, group))
+    order = _lexsorted([group, second, third, fourth, ids])
     return list(itemgetter(*order.tolist())(memories))
+
+
+def _lexsorted(columns: list[np.ndarray]) -> np.ndarray:
+    """Return the positions that sort by the columns, the first the most significant.
+
+    Every value is a whole number below 2**53 in magnitude. Neighbouring columns are packed
+    into one (offset by their minimum, times the next one's span) while the product of
+    their spans stays below 2**53, so the float64 is exact and fewer keys are sorted.
+    """
+    keys: list[np.ndarray] = []
+    packed, span = None, 1.0
+    for column in columns:
+        column = column.astype(np.float64, copy=False)
+        low = column.min()
+        width = float(column.max() - low) + 1
+        if width >= EXACT_LIMIT:  # its offsets would not all be exact: sorted as it is
+            keys.extend([key for key in (packed, column) if key is not None])
+            packed, span = None, 1.0
+        elif packed is not None and span * width < EXACT_LIMIT:
+            packed, span = packed * width + (column - low), span * width
+        else:
+            if packed is not None:
+                keys.append(packed)
+            packed, span = column - low, width
+    if packed is not None:
+        keys.append(packed)
+    return np.lexsort(keys[::-1])
 
 
 def selection_key(memory: LedgerMemory, tie_break: TieBreak) -> tuple:
