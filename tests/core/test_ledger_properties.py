@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memadmin.core.ledger import LedgerComposite, LedgerMemory, assemble
-from memadmin.core.ledger.ordering import selection_order
+from memadmin.core.ledger.ordering import _sorted_by_arrays, selection_order
 from memadmin.core.ledger.render import counted_lines, memory_line
 
 NOW = 1_700_000_000_000
@@ -282,7 +282,7 @@ huge = st.integers(min_value=-(2**70), max_value=2**70)
 
 
 @st.composite
-def wide_memories(draw):
+def wide_memories(draw, huge=huge):
     """Draw candidates whose ids, times and importances are integers of any size and sign."""
     ids = draw(st.lists(huge, unique=True, max_size=30))
     return [
@@ -309,3 +309,24 @@ def test_selection_order_matches_upstreams_comparator_for_any_integers(memories,
     expected = sorted(memories, key=lambda memory: (memory.category, -memory.updated_at, memory.id))
     expected.sort(key=cmp_to_key(upstream_selection_compare(tie_break)))
     assert selection_order(memories, tie_break) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(wide_memories(st.integers(-(2**53) + 1, 2**53 - 1)), st.sampled_from(["recent", "id"]))
+def test_array_selection_order_matches_upstreams_comparator(memories, tie_break):
+    """Numbers a float64 holds exactly are sorted as arrays, in the comparator's order."""
+    expected = sorted(memories, key=lambda memory: (memory.category, -memory.updated_at, memory.id))
+    expected.sort(key=cmp_to_key(upstream_selection_compare(tie_break)))
+    by_arrays = _sorted_by_arrays(memories, tie_break)
+    assert by_arrays is not None
+    assert by_arrays == expected
+
+
+def test_numbers_a_float64_would_round_are_sorted_exactly():
+    """Past 2**53 the arrays are not trusted: the packed integers sort those memories."""
+    memories = [
+        LedgerMemory(memory_id, "A", "", "active", 1, None, None, seen, None, 0)
+        for memory_id, seen in ((1, 2**60), (2, 2**60 + 1))
+    ]
+    assert _sorted_by_arrays(memories, "recent") is None
+    assert [memory.id for memory in selection_order(memories, "recent")] == [2, 1]

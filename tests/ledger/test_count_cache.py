@@ -1,6 +1,7 @@
 """Token counts kept in the database: read in one query, written once, never wrong."""
 
 import pytest
+import xxhash
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -121,6 +122,12 @@ def test_text_keys_are_signed_64_bit_and_tell_texts_and_counters_apart():
     texts = ["", "a", "b", "a ", "é", "e\u0301", "\ud800", "\udc00", "🙂", "x" * 10_000]
     keys = text_keys("claude@1.0.6", texts)
     assert keys == [text_keys("claude@1.0.6", [text])[0] for text in texts]
+    seed = xxhash.xxh3_64_intdigest(b"claude@1.0.6")
+    assert keys == [  # the stored counts' keys: the same whatever else is keyed with a text
+        xxhash.xxh3_64_intdigest(text.encode("utf-8", "surrogatepass"), seed) - 2**63
+        for text in texts
+    ]
+    assert text_keys("claude@1.0.6", texts[:6]) == keys[:6]  # no lone surrogate among them
     assert len(set(keys)) == len(texts)
     assert all(-(2**63) <= key < 2**63 for key in keys)
     assert text_keys("heuristic", ["hello"]) == text_keys("heuristic", ["hel" + "lo"])

@@ -26,26 +26,32 @@ class CompositeIndex:
     __slots__ = ("_heads_of", "_joined", "members_of")
 
     def __init__(self, composites: Iterable[LedgerComposite], known_ids: Container[int]):
-        members_of: dict[int, dict[int, None]] = {}
+        members_of: dict[int, tuple[int, ...]] = {}
+        several: dict[int, dict[int, None]] = {}  # the members of a head of several composites
         # (head, members new to it) in composite order: enough to build heads_of later.
-        joined: list[tuple[int, Iterable[int]]] = []
+        joined: list[tuple[int, tuple[int, ...]]] = []
+        known = known_ids.__contains__
         for composite in sorted(composites, key=attrgetter("id")):
             head = composite.head_id
             if head not in known_ids:
                 continue
-            new = dict.fromkeys(
-                member for member in composite.member_ids if member != head and member in known_ids
-            )
+            new = tuple(composite.member_ids)
+            if head in new or not all(map(known, new)):
+                new = tuple([member for member in new if member in known_ids and member != head])
+            if len(new) > 1:
+                new = tuple(dict.fromkeys(new))  # each member once
             members = members_of.get(head)
             if members is None:
                 members_of[head] = new
             else:
-                new = [member for member in new if member not in members]
-                members.update(dict.fromkeys(new))
-            joined.append((head, tuple(new)))
-        self.members_of: dict[int, tuple[int, ...]] = {
-            head: tuple(members) for head, members in members_of.items()
-        }
+                gathered = several.get(head)
+                if gathered is None:
+                    gathered = several[head] = dict.fromkeys(members)
+                new = tuple([member for member in new if member not in gathered])
+                gathered.update(dict.fromkeys(new))
+            joined.append((head, new))
+        members_of.update((head, tuple(gathered)) for head, gathered in several.items())
+        self.members_of: dict[int, tuple[int, ...]] = members_of
         self._joined = joined
         self._heads_of: dict[int, tuple[int, ...]] | None = None
 
@@ -69,12 +75,19 @@ class CompositeIndex:
             return "header"
         return "detail" if memory_id in self.heads_of else "standalone"
 
-    def eligible_details(self, eligible: Container[int]) -> dict[int, tuple[int, ...]]:
-        """Return, for every eligible header, its eligible members (possibly none)."""
+    def eligible_details(self, ineligible: set[int]) -> dict[int, tuple[int, ...]]:
+        """Return, for every eligible header, its eligible members (possibly none).
+
+        The eligible memories are the known ones not ``ineligible``. A header none of whose
+        members is ineligible keeps its tuple of members as it is (checked in C).
+        """
+        disjoint = ineligible.isdisjoint
         return {
-            head: tuple([member for member in members if member in eligible])
+            head: members
+            if disjoint(members)
+            else tuple([member for member in members if member not in ineligible])
             for head, members in self.members_of.items()
-            if head in eligible
+            if head not in ineligible
         }
 
 
@@ -82,11 +95,15 @@ def reach(start: Iterable[int], details: dict[int, tuple[int, ...]], seen: set[i
     """Add to ``seen`` the ``start`` ids and every memory reachable from them as a detail."""
     stack = list(start)
     seen.update(stack)
+    get = details.get
     while stack:
-        for member in details.get(stack.pop(), ()):
-            if member not in seen:
-                seen.add(member)
-                stack.append(member)
+        members = get(stack.pop())
+        if members:
+            fresh = seen.isdisjoint(members)
+            new = members if fresh else [member for member in members if member not in seen]
+            if new:
+                seen.update(new)
+                stack.extend(new)
 
 
 def top_level(selection_ids: list[int], details: dict[int, tuple[int, ...]]) -> set[int]:
@@ -98,13 +115,23 @@ def top_level(selection_ids: list[int], details: dict[int, tuple[int, ...]]) -> 
     that only detail one another would otherwise be unreachable; its member that ranks first
     in selection order is promoted to compete, so every eligible memory stays reachable.
     """
-    nested = {member for members in details.values() for member in members}
-    roots = {memory_id for memory_id in selection_ids if memory_id not in nested}
+    return top_level_and_promotion(selection_ids, details)[0]
+
+
+def top_level_and_promotion(
+    selection_ids: list[int], details: dict[int, tuple[int, ...]]
+) -> tuple[set[int], bool]:
+    """Return ``top_level``'s ids, and whether a ring of headers had one of them promoted."""
+    nested = set().union(*details.values())
+    roots = set(selection_ids)
+    roots -= nested
     seen = set(roots)
-    reach([root for root in roots if root in details], details, seen)
+    reach([root for root in details if root in roots], details, seen)
+    promoted = False
     if len(seen) < len(selection_ids):
         for memory_id in selection_ids:
             if memory_id not in seen:
                 roots.add(memory_id)
+                promoted = True
                 reach((memory_id,), details, seen)
-    return roots
+    return roots, promoted

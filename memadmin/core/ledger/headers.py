@@ -27,5 +27,5 @@ def details_suffix(detail_ids: tuple[int, ...]) -> str:
     """Return the suffix that lists a header's details, or ``""`` when it has none."""
     if not detail_ids:
         return ""
-    listed = ", ".join(f"#{detail_id}" for detail_id in detail_ids)
-    return f"{DETAILS_OPEN}{listed}{DETAILS_CLOSE}"
+    listed = ", #".join(map(str, detail_ids))
+    return f"{DETAILS_OPEN}#{listed}{DETAILS_CLOSE}"

@@ -8,14 +8,17 @@ ledger page assembles both modes of one store, and each shares all of it.
 """
 
 from collections.abc import Iterable
-from operator import attrgetter
+from itertools import compress
+from operator import attrgetter, not_
 
-from .graph import CompositeIndex, top_level
+from .graph import CompositeIndex, top_level_and_promotion
 from .headers import details_suffix
 from .model import LedgerComposite, LedgerError, LedgerMemory, Mode, Reason, TieBreak, TokenCounter
 from .ordering import ineligible_reason, partition, selection_order
 from .patching import next_expiry, patched
 from .render import WRAPPER_TEXT, category_tags_text, counted_lines
+
+_id = attrgetter("id")
 
 
 def count_all(counter: TokenCounter, texts: list[str]) -> list[int]:
@@ -54,9 +57,7 @@ class PreparedStore:
             memory.id: ineligible_reason(memory, now_ms) for memory in ineligible
         }
         self.ineligible = sorted(ineligible, key=attrgetter("id"))
-        self.details = self.index.eligible_details(
-            self.by_id if not ineligible else {memory.id for memory in self.candidates}
-        )
+        self.details = self.index.eligible_details({memory.id for memory in ineligible})
         self._suffixes = {head: details_suffix(ids) for head, ids in self.details.items() if ids}
         self._lines: dict[Mode, list[str]] = {}
         self._donor: PreparedStore | None = None  # a store of the same project (share_lines)
@@ -79,10 +80,7 @@ class PreparedStore:
         if lines is None:
             if mode == "headers" and self._suffixes:
                 headers = self._header_lines()
-                lines = [
-                    headers.get(memory_id, line)
-                    for memory_id, line in zip(self._ids(), self.lines("plugin"), strict=True)
-                ]
+                lines = list(map(headers.get, self._ids(), self.lines("plugin")))
             else:
                 lines = self._lines.get("plugin") or self._rendered(self.memories, {})
             self._lines[mode] = lines
@@ -183,11 +181,9 @@ class PreparedStore:
         """Return the ids that compete in headers mode (see ``graph.top_level``)."""
         roots = self._roots.get(tie_break)
         if roots is None:
-            selection_ids = [memory.id for memory in self.selection(tie_break)]
-            roots = self._roots[tie_break] = top_level(selection_ids, self.details)
-            nested = {member for members in self.details.values() for member in members}
-            plain = sum(1 for memory_id in selection_ids if memory_id not in nested)
-            self._promoted[tie_break] = len(roots) != plain
+            selection_ids = list(map(_id, self.selection(tie_break)))
+            roots, self._promoted[tie_break] = top_level_and_promotion(selection_ids, self.details)
+            self._roots[tie_break] = roots
         return roots
 
     def arranged(self, mode: Mode, tie_break: TieBreak) -> "Arrangement":
@@ -203,9 +199,11 @@ class PreparedStore:
             selection = self.selection(tie_break)
             if kind == "headers":
                 roots = self.roots(tie_break)
-                competitors = [memory for memory in selection if memory.id in roots]
-                resting_ids = [memory.id for memory in selection if memory.id not in roots]
-                resting_ids += [memory.id for memory in self.ineligible]
+                selection_ids = list(map(_id, selection))
+                competes = list(map(roots.__contains__, selection_ids))
+                competitors = list(compress(selection, competes))
+                resting_ids = list(compress(selection_ids, map(not_, competes)))
+                resting_ids += map(_id, self.ineligible)
                 resting_ids.sort()  # ids are unique: the same order as sorting the memories
                 resting = list(map(self.by_id.__getitem__, resting_ids))
             else:
@@ -223,8 +221,8 @@ class PreparedStore:
             return known[1], known[2]
         costs = self.costs(counter, mode)
         competitors, resting, _ = self.arranged(mode, tie_break)
-        competing = [costs[memory.id] for memory in competitors]
-        rest = [costs[memory.id] for memory in resting]
+        competing = list(map(costs.__getitem__, map(_id, competitors)))
+        rest = list(map(costs.__getitem__, map(_id, resting)))
         self._arranged_costs[id(counter), mode, tie_break] = (counter, competing, rest)
         return competing, rest
 
@@ -250,7 +248,7 @@ Arrangement = tuple[list[LedgerMemory], list[LedgerMemory], list[str]]
 
 
 def _index_by_id(memories: list[LedgerMemory]) -> dict[int, LedgerMemory]:
-    by_id = {memory.id: memory for memory in memories}
+    by_id = dict(zip(map(_id, memories), memories, strict=True))
     if len(by_id) < len(memories):
         seen: set[int] = set()
         for memory in memories:
