@@ -109,8 +109,8 @@ def test_a_start_outside_the_text_is_refused_beside_its_box(client_as, long_memo
     assert response.status_code == 200  # a preview: htmx swaps it in, the error shown
     assertContains(
         response,
-        '<ul class="errorlist" id="id_boundary-1-start_error"><li>Line 99 is outside the text: '
-        "a fragment starts on line 2 to 5.</li></ul>",
+        '<span class="error" id="id_boundary-1-start_error">Line 99 is outside the text: '
+        "a fragment starts on line 2 to 5.</span>",
         html=True,
     )
     assertContains(
@@ -141,8 +141,8 @@ def test_a_new_start_outside_the_text_is_refused_and_splits_nothing(client_as, l
     assert response.status_code == 400
     assertContains(
         response,
-        '<ul class="errorlist" id="id_split_at_error"><li>Line 1 is outside the text: a fragment '
-        "starts on line 2 to 5.</li></ul>",
+        '<span class="error" id="id_split_at_error">Line 1 is outside the text: a fragment '
+        "starts on line 2 to 5.</span>",
         html=True,
         status_code=400,
     )
