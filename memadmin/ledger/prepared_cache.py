@@ -30,6 +30,7 @@ from memadmin.audit.models import AuditEvent
 from memadmin.composites.store_markers import Markers, store_markers
 from memadmin.core.ledger import LedgerResult, ReadStore, assemble_read
 from memadmin.core.ledger.model import Mode, TieBreak, TokenCounter
+from memadmin.free_memory import give_back_free_memory
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 
@@ -99,17 +100,20 @@ class PreparedEntry:
         """Return the result of each mode (kept ones reused) and how many counts were new."""
         # By label: a counter's name and version say what it counts, whichever object it is.
         label = cache_label(counter)
+        stores = {id(read.store): read.store for read in reads.values()}.values()
         cached = self.counters.get(label)
         if cached is None:
-            stores = list({id(read.store): read.store for read in reads.values()}.values())
             texts = list(dict.fromkeys(text for store in stores for text in store.texts()))
             cached, _ = counts_for(counter, texts)
+            del texts  # the lines are let go below, once costed
             self.counters[label] = cached
         results = {}
+        made = False
         for mode in modes:
             key = (label, budget, mode, tie_break, id(reads[mode]))
             result = self.results.get(key)
             if result is None:
+                made = True
                 result = assemble_read(
                     reads[mode], budget=budget, counter=cached, tie_break=tie_break
                 )
@@ -117,6 +121,10 @@ class PreparedEntry:
                 while len(self.results) > KEPT_RESULTS:
                     self.results.popitem(last=False)
             results[mode] = result
+        if made:
+            for store in stores:
+                store.forget_lines()  # costed: kept, they would double the contents' memory
+            give_back_free_memory()  # the lines, and any rows read, let go
         return results, cached.store.save()
 
 

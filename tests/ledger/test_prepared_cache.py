@@ -161,3 +161,34 @@ def test_rows_keep_repeated_words_once_and_an_edited_entry_keeps_true_positions(
     assert again.positions == {pk: at for at, pk in enumerate(again.rows)}
     at = again.positions[sop["steps"][1].pk]
     assert again.inputs.memories[at].importance == 12
+
+
+class DoubledCounter:
+    """Another counter (its own label): twice the heuristic's count."""
+
+    name = "doubled"
+
+    def count(self, text: str) -> int:
+        return 2 * HeuristicCounter().count(text)
+
+
+def test_costed_lines_are_let_go_and_another_counter_assembles_as_afresh(project, sop):
+    """After a preview the stores keep no memory's line and the process no text; a second
+    counter renders the lines again and assembles as a fresh process does."""
+    from memadmin.ledger.count_cache import remembered
+    from memadmin.ledger.prepared_cache import forget_prepared
+
+    preview(project)
+    entry = prepared_for(project, now_ms=NOW)
+    (reads, _workspace), *_ = entry.reads.values()
+    assert all(not read.store._lines for read in reads.values())
+    assert remembered("heuristic") and not any(
+        isinstance(key, str) for key in remembered("heuristic")
+    )
+    doubled = CounterChoice(DoubledCounter())
+    options = {"budget": 900, "now_ms": NOW, "modes": ("pack", "headers")}
+    again = ledger_preview(project, counter=doubled, **options)
+    forget_prepared()
+    fresh = ledger_preview(project, counter=doubled, **options)
+    assert again.results == fresh.results
+    assert again.results["pack"].used_tokens > 0
