@@ -115,15 +115,29 @@ def read_ranks(path: Path) -> dict[bytes, int]:
     return ranks
 
 
+def check_ranks(path: Path) -> None:
+    """Raise OSError or ValueError where `read_ranks` would, keeping nothing read."""
+    for line in path.read_bytes().splitlines():
+        if line:
+            token, rank = line.split()
+            base64.b64decode(token)
+            int(rank)
+
+
 class ClaudeEncoding:
-    """ai-tokenizer's `claude` encoding, loaded from the files of one export."""
+    """ai-tokenizer's `claude` encoding, loaded from the files of one export.
+
+    The files are checked when it is made; the vocabulary's tables and tiktoken's encoder
+    (some 40 MB resident between them) are built on the first count. A server whose counts
+    are all stored (`memadmin.ledger.count_cache`) never needs them.
+    """
 
     def __init__(self, directory: Path):
         """Load the export in `directory`; raise EncodingFilesMissing if it is not usable."""
-        meta_path, ranks_path = directory / META_FILE, directory / RANKS_FILE
+        meta_path, self._ranks_path = directory / META_FILE, directory / RANKS_FILE
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            ranks = read_ranks(ranks_path)
+            check_ranks(self._ranks_path)
         except (OSError, ValueError) as error:
             raise EncodingFilesMissing(f"cannot read the exported encoding: {error}") from error
         if meta.get("format") != EXPORT_FORMAT:
@@ -131,11 +145,9 @@ class ClaudeEncoding:
                 f"{meta_path} has export format {meta.get('format')!r}, expected {EXPORT_FORMAT}"
             )
         self.package_version: str = meta["package_version"]
-        self._ranks = ranks
+        self._pattern: str = meta["pattern"]
         self._bpe_only = {base64.b64decode(token) for token in meta["bpe_only_tokens"]}
         self._inherited = frozenset(meta["inherited_names"])
-        self._strings = dict(_string_ranks(ranks, self._bpe_only))
-        self._direct = self._strings.keys() | self._inherited
         self._split = re.compile(meta["pattern"]).findall
         # A text holding none of these is counted by tiktoken alone. A name the pattern
         # splits (`__proto__`) is never one piece, so it can matter only as a whole text.
@@ -144,10 +156,25 @@ class ClaudeEncoding:
             _BYTE_ORDER_MARK,
             *(token.decode() for token in self._bpe_only),
         )
-        self._tiktoken = tiktoken.Encoding(
+
+    @functools.cached_property
+    def _ranks(self) -> dict[bytes, int]:
+        return read_ranks(self._ranks_path)
+
+    @functools.cached_property
+    def _strings(self) -> dict[str, int]:
+        return dict(_string_ranks(self._ranks, self._bpe_only))
+
+    @functools.cached_property
+    def _direct(self) -> set[str]:
+        return self._strings.keys() | self._inherited
+
+    @functools.cached_property
+    def _tiktoken(self) -> tiktoken.Encoding:
+        return tiktoken.Encoding(
             name="memadmin-claude",
-            pat_str=rust_pattern(meta["pattern"]),
-            mergeable_ranks=ranks,
+            pat_str=rust_pattern(self._pattern),
+            mergeable_ranks=self._ranks,
             special_tokens={},
         )
 

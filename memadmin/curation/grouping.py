@@ -8,8 +8,7 @@ every other through pairs at least that similar. Nothing here knows about Django
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from functools import cache
 
 KIND_ORDER = ("exact", "lexical", "embedding")  # the order the measures are applied in
 WORD = re.compile(r"\w{3,}", re.UNICODE)
@@ -119,15 +118,28 @@ def theme_groups(
     return sorted(found, key=lambda g: (-len(g), g))
 
 
+@cache
+def _english_stop_words() -> frozenset[str]:
+    """Return scikit-learn's English stop words, imported on first use.
+
+    Importing scikit-learn (and SciPy with it) costs a web process some 100 MB, and the URLs
+    import this module; only an analysis needs the words.
+    """
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return ENGLISH_STOP_WORDS
+
+
 def common_words(texts: Sequence[str]) -> list[str]:
     """Return the words (3+ letters, no stop words) in at least half the texts, first seen first."""
     if not texts:
         return []
+    stop_words = _english_stop_words()
     counts: dict[str, int] = {}
     order: list[str] = []
     for text in texts:
         for word in dict.fromkeys(w.lower() for w in WORD.findall(text)):
-            if word in ENGLISH_STOP_WORDS:
+            if word in stop_words:
                 continue
             if word not in counts:
                 order.append(word)

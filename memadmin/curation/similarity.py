@@ -16,11 +16,16 @@ Nothing here knows about Django: it takes texts or vectors and returns positions
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import faiss
 import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sparse_dot_topn import sp_matmul_topn
+
+if TYPE_CHECKING:
+    import faiss
+
+# faiss, scikit-learn (with SciPy) and sparse_dot_topn are imported where they are used: at
+# import time they add some 100 MB to every web process (the URLs import this module through
+# the curation forms) and 3 s to its first request, though only an analysis needs them.
 
 COMMON_SHARE = 0.01  # a term in more than this share of the texts carries no evidence...
 COMMON_MIN = 200  # ...unless it is in no more than this many texts (small projects keep all)
@@ -69,6 +74,9 @@ def lexical_neighbours(
     n = len(texts)
     if n < 2:
         return Neighbours.empty(n, k)
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sparse_dot_topn import sp_matmul_topn
+
     vectorizer = TfidfVectorizer(
         stop_words="english",
         sublinear_tf=True,
@@ -96,6 +104,8 @@ def vector_neighbours(vectors: np.ndarray, *, k: int, threshold: float) -> Neigh
     n = len(vectors)
     if n < 2:
         return Neighbours.empty(n, k)
+    import faiss
+
     faiss.omp_set_num_threads(THREADS)
     data = np.ascontiguousarray(vectors, dtype=np.float32).copy()
     faiss.normalize_L2(data)
@@ -107,8 +117,10 @@ def vector_neighbours(vectors: np.ndarray, *, k: int, threshold: float) -> Neigh
     return _neighbours(n, k, rows, found.ravel(), found_sims.ravel(), threshold)
 
 
-def _inverted_file(data: np.ndarray) -> faiss.Index:
+def _inverted_file(data: np.ndarray) -> "faiss.Index":
     """Return a trained approximate index: PCA to 64 numbers, inverted file, exact re-rank."""
+    import faiss
+
     n, dimensions = data.shape
     reduced = min(64, dimensions)
     searcher = faiss.index_factory(

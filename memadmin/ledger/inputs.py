@@ -9,7 +9,7 @@ which is the id the upstream store would give it; `LedgerInputs.renumbered` list
 Three queries read a project whatever its size.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -87,9 +87,10 @@ def display_ids(rows: Sequence[tuple[int, int | None]]) -> tuple[dict[int, int],
 def memory_rows(project: Project, pks: Sequence[int] | None = None) -> list[tuple]:
     """Return the project's memory rows (MEMORY_FIELDS), all of them or those of `pks`.
 
-    The database hands out a new string for every value; a category, a status, a scope, a
+    The database hands out a new object for every value; a category, a status, a scope, a
     source type and a verification status are each kept once (a process keeps a project's
-    rows: at 98,000 memories that is some 30 MB less).
+    rows: at 98,000 memories that is some 30 MB less), and a first-seen time equal to the
+    creation time (as upstream writes a memory) is the same number object.
     """
     memories = Memory.objects.filter(project=project)
     if pks is not None:
@@ -115,7 +116,7 @@ def memory_rows(project: Project, pks: Sequence[int] | None = None) -> list[tupl
             once(src, src),
             once(vs, vs),
             share,
-            first,
+            made if first == made and type(first) is type(made) else first,
             made,
         )
         for (
@@ -203,6 +204,37 @@ def ledger_memory(row: tuple, display: dict[int, int], identity: str) -> LedgerM
         first_seen_at,
         created_at,
     )
+
+
+def memory_row(memory: LedgerMemory, pk: int, extras: tuple | None) -> tuple:
+    """Return the memory row (MEMORY_FIELDS) `ledger_memory` made `memory` of, given its
+    primary key and `row_extras` (None: no upstream id, superseded by none)."""
+    upstream_id, superseded_by = extras or (None, None)
+    return (
+        pk,
+        upstream_id,
+        memory.category,
+        memory.content,
+        memory.status,
+        memory.importance,
+        memory.expires_at,
+        superseded_by,
+        memory.last_seen_at,
+        memory.verified_at,
+        memory.updated_at,
+        memory.scope,
+        memory.source_type,
+        memory.verification_status,
+        memory.shareable,
+        memory.first_seen_at,
+        memory.created_at,
+    )
+
+
+def row_extras(rows: Iterable[tuple]) -> dict[int, tuple]:
+    """Return, by primary key, the (upstream id, superseded by) of each memory row that has
+    either: what its ledger memory keeps under display ids, or not at all."""
+    return {row[0]: (row[1], row[7]) for row in rows if row[1] is not None or row[7] is not None}
 
 
 def inputs_from_rows(

@@ -1,9 +1,10 @@
 """A prepared store per project, kept by the process while the store and the clock allow.
 
 Reading 98,000 memories and preparing them takes most of a second; the ledger page needs
-them on every view and at every budget. So a process keeps, per project, the rows read,
-the ledger's inputs, the `PreparedStore`, the counter that knows each line's cost and the
-last few results, under the store's *markers* (one query: the store version that
+them on every view and at every budget. So a process keeps, per project, the ledger's
+inputs (the rows read, as the ledger's memories: a row is made again from its memory and
+the few values the memory does not keep as read, `row_extras`), the `PreparedStore`, the
+counter that knows each line's cost and the last few results, under the store's *markers* (one query: the store version that
 `audit_record` moves on, the newest audit event, and the newest history version of
 memories, composites and members: every recorded write and every sync moves one of them)
 and up to the next moment an expiry changes the candidates.
@@ -30,16 +31,25 @@ from memadmin.audit.models import AuditEvent
 from memadmin.composites.store_markers import Markers, store_markers
 from memadmin.core.ledger import LedgerResult, ReadStore, assemble_read
 from memadmin.core.ledger.model import Mode, TieBreak, TokenCounter
+from memadmin.core.ledger.patching import next_expiry
+from memadmin.free_memory import give_back_free_memory
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 
 from .count_cache import PreloadedCounter, cache_label, counts_for
-from .inputs import LedgerInputs, composite_rows, inputs_from_rows, ledger_memory, memory_rows
+from .inputs import (
+    LedgerInputs,
+    composite_rows,
+    inputs_from_rows,
+    ledger_memory,
+    memory_row,
+    memory_rows,
+    row_extras,
+)
 
 PATCH_LIMIT = 500  # changed memories read one by one; beyond that the project is read again
 KEPT_PROJECTS = 2  # prepared projects a process keeps (a 98,000-memory one: ~100 MB)
 KEPT_RESULTS = 8  # assemblies kept per project (budget, mode, tie-break, counter)
-EXPIRES_AT = 6  # position of expires_at in MEMORY_FIELDS
 FULL_READ_OBJECTS = {"project"}  # a sync, an import, a project change: read it all again
 
 
@@ -50,7 +60,7 @@ class PreparedEntry:
     project_pk: int
     markers: Markers
     valid_until: int | None  # the first expiry still ahead when it was prepared (ms)
-    rows: dict[int, tuple]
+    extras: dict[int, tuple]  # by primary key: what a row held that its memory does not
     composites: list[tuple]
     members: list[tuple]
     inputs: LedgerInputs
@@ -85,7 +95,17 @@ class PreparedEntry:
     @cached_property
     def positions(self) -> dict[int, int]:
         """Return each memory's position in the inputs, by primary key (rows keep that order)."""
-        return {pk: at for at, pk in enumerate(self.rows)}
+        pk_of = self.inputs.pk_of
+        return {pk_of[memory.id]: at for at, memory in enumerate(self.inputs.memories)}
+
+    def rows(self) -> dict[int, tuple]:
+        """Return the memory rows (MEMORY_FIELDS) the inputs were made of, by primary key, in
+        their order: each made again from its memory (the same value objects)."""
+        pk_of, extras = self.inputs.pk_of, self.extras
+        return {
+            (pk := pk_of[memory.id]): memory_row(memory, pk, extras.get(pk))
+            for memory in self.inputs.memories
+        }
 
     def assemble(
         self,
@@ -99,17 +119,20 @@ class PreparedEntry:
         """Return the result of each mode (kept ones reused) and how many counts were new."""
         # By label: a counter's name and version say what it counts, whichever object it is.
         label = cache_label(counter)
+        stores = {id(read.store): read.store for read in reads.values()}.values()
         cached = self.counters.get(label)
         if cached is None:
-            stores = list({id(read.store): read.store for read in reads.values()}.values())
             texts = list(dict.fromkeys(text for store in stores for text in store.texts()))
             cached, _ = counts_for(counter, texts)
+            del texts  # the lines are let go below, once costed
             self.counters[label] = cached
         results = {}
+        made = False
         for mode in modes:
             key = (label, budget, mode, tie_break, id(reads[mode]))
             result = self.results.get(key)
             if result is None:
+                made = True
                 result = assemble_read(
                     reads[mode], budget=budget, counter=cached, tie_break=tie_break
                 )
@@ -117,6 +140,10 @@ class PreparedEntry:
                 while len(self.results) > KEPT_RESULTS:
                     self.results.popitem(last=False)
             results[mode] = result
+        if made:
+            for store in stores:
+                store.forget_lines()  # costed: kept, they would double the contents' memory
+            give_back_free_memory()  # the lines, and any rows read, let go
         return results, cached.store.save()
 
 
@@ -161,19 +188,25 @@ def _prepare(
     rows: dict[int, tuple],
     composites: list[tuple],
     members: list[tuple],
-    inputs: LedgerInputs | None = None,
 ) -> PreparedEntry:
-    if inputs is None:
-        inputs = inputs_from_rows(
-            list(rows.values()), composites, members, identity=project.identity
-        )
-    ahead = [row[EXPIRES_AT] for row in rows.values() if row[EXPIRES_AT] is not None]
-    ahead = [moment for moment in ahead if moment > now_ms]
+    inputs = inputs_from_rows(list(rows.values()), composites, members, identity=project.identity)
+    return _entry(project, markers, now_ms, inputs, row_extras(rows.values()), composites, members)
+
+
+def _entry(
+    project: Project,
+    markers: Markers,
+    now_ms: int,
+    inputs: LedgerInputs,
+    extras: dict[int, tuple],
+    composites: list[tuple],
+    members: list[tuple],
+) -> PreparedEntry:
     return PreparedEntry(
         project_pk=project.pk,
         markers=markers,
-        valid_until=min(ahead, default=None),
-        rows=rows,
+        valid_until=next_expiry(inputs.memories, now_ms),
+        extras=extras,
         composites=composites,
         members=members,
         inputs=inputs,
@@ -215,19 +248,25 @@ def _brought_up_to_date(
         entry.markers = markers  # written elsewhere: this project's rows are as they were
         entry.forget_reads()  # ... but a workspace member's may not be
         return entry
-    rows = dict(entry.rows)
     fresh = memory_rows(project, sorted(changed))
-    for pk in changed - {row[0] for row in fresh}:
-        rows.pop(pk, None)  # gone, or moved to another project
-    for row in fresh:
-        rows[row[0]] = row  # a memory already there keeps its place
-    if composites_moved:
-        prepared = _prepare(project, markers, now_ms, rows, *composite_rows(project))
+    inputs = None if composites_moved else _edited_inputs(entry, changed, fresh, project.identity)
+    if inputs is not None:  # the same memories under the same ids, in the same places
+        extras = dict(entry.extras)
+        for pk in changed:
+            extras.pop(pk, None)
+        extras.update(row_extras(fresh))
+        prepared = _entry(project, markers, now_ms, inputs, extras, entry.composites, entry.members)
+        prepared.positions = entry.positions
     else:
-        inputs = _edited_inputs(entry, changed, fresh, project.identity)
-        prepared = _prepare(project, markers, now_ms, rows, entry.composites, entry.members, inputs)
-        if inputs is not None:  # the same memories under the same ids, in the same places
-            prepared.positions = entry.positions
+        rows = entry.rows()
+        for pk in changed - {row[0] for row in fresh}:
+            rows.pop(pk, None)  # gone, or moved to another project
+        for row in fresh:
+            rows[row[0]] = row  # a memory already there keeps its place
+        composites = (
+            composite_rows(project) if composites_moved else (entry.composites, entry.members)
+        )
+        prepared = _prepare(project, markers, now_ms, rows, *composites)
     # What each mode read and counted before: patched rather than made again.
     prepared.hints = entry.reads or entry.hints
     prepared.counters = entry.counters
@@ -242,13 +281,13 @@ def _edited_inputs(
     Only edits keep every other memory's display id: no memory made or gone, no upstream
     id changed. The composites stay as they are (their rows did not move).
     """
+    position, extras = entry.positions, entry.extras
     if len(fresh) != len(changed) or any(
-        entry.rows.get(row[0], (None, -1))[1] != row[1] for row in fresh
+        row[0] not in position or extras.get(row[0], (None,))[0] != row[1] for row in fresh
     ):
         return None
     inputs = entry.inputs
     shown = {pk: display for display, pk in inputs.pk_of.items()}
-    position = entry.positions
     memories = list(inputs.memories)
     for row in fresh:
         edited = ledger_memory(row, shown, identity)

@@ -13,6 +13,7 @@ from memadmin.core.claude_encoding import (
     META_FILE,
     RANKS_FILE,
     ClaudeEncoding,
+    EncodingFilesMissing,
     merge_count,
     read_ranks,
     utf16_length,
@@ -409,6 +410,25 @@ def test_an_export_of_another_package_version_is_unavailable(claude_dir, tmp_pat
     (tmp_path / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(CounterUnavailable, match=r"0\.9\.0"):
         ClaudeCounter(tmp_path)
+
+
+def test_a_broken_vocabulary_is_unavailable_when_loaded(claude_dir, tmp_path):
+    """A ranks file that does not parse is refused when the encoding is made, not counted."""
+    (tmp_path / META_FILE).write_bytes((claude_dir / META_FILE).read_bytes())
+    (tmp_path / RANKS_FILE).write_bytes((claude_dir / RANKS_FILE).read_bytes() + b"IQ== x\n")
+    with pytest.raises(EncodingFilesMissing, match="cannot read"):
+        ClaudeEncoding(tmp_path)
+
+
+def test_the_vocabulary_tables_and_tiktoken_are_built_on_the_first_count(claude_dir):
+    """Made, the encoding holds no table; the first count builds them and counts as ever."""
+    fresh = ClaudeEncoding(claude_dir)
+    built = ("_ranks", "_strings", "_direct", "_tiktoken")
+    assert not any(name in vars(fresh) for name in built)
+    assert fresh.count("Use scripts/release.sh VERSION for releases.") == ClaudeEncoding(
+        claude_dir
+    ).count_by_pieces("Use scripts/release.sh VERSION for releases.")
+    assert all(name in vars(fresh) for name in built)
 
 
 # --- set-up ----------------------------------------------------------------------------

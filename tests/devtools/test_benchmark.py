@@ -1,15 +1,18 @@
 """The benchmark's store and report, at a tiny size (its timings are printed, never tested)."""
 
+from dataclasses import replace
+
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from memadmin.composites.models import Composite, CompositeMember
 from memadmin.core.tokens import HeuristicCounter
+from memadmin.devtools.benchmark import server_memory
 from memadmin.devtools.benchmark.figures import assembly_figures
 from memadmin.devtools.benchmark.pages import page_figures
 from memadmin.devtools.benchmark.report import print_report
-from memadmin.devtools.benchmark.store import build_store
+from memadmin.devtools.benchmark.store import PASSWORD, READERS, build_store
 from memadmin.ledger.counters import CounterChoice
 from memadmin.memories.models import Memory
 
@@ -61,6 +64,20 @@ def test_the_report_lists_every_figure_and_target():
     assert "the admin's" in text and "right after a write" in text
     assert "resident memory after the large ledger page" in text
     assert "query counts the same for the small and the large project, every page and role" in text
+    served = []
+    print_report(served.append, assembly, replace(pages, server_rss_mb=123.4))
+    assert "resident memory after the large ledger page, in a server process: 123 MB" in "\n".join(
+        served
+    )
+
+
+def test_the_server_process_serves_the_large_ledger_page_and_reads_its_memory():
+    """What the child process runs: a login, the page, the resident size before and after."""
+    store = build_store(memories=300, composites=20, small=60, progress=quiet)
+    url = f"/ledger/{store.large.pk}/?counter=heuristic"
+    answer = server_memory.main(url, READERS["viewer"], PASSWORD)
+    assert answer["status"] == 200
+    assert answer["before_mb"] > 0 and answer["after_mb"] > 0  # freed pages go back: it may shrink
 
 
 def test_the_inner_run_refuses_the_real_database(monkeypatch):

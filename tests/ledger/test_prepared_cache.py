@@ -13,7 +13,7 @@ from memadmin.core.tokens import HeuristicCounter
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.ledger.counters import CounterChoice
 from memadmin.ledger.prepared_cache import prepared_for
-from memadmin.ledger.selectors import ledger_inputs, ledger_preview
+from memadmin.ledger.selectors import ledger_inputs, ledger_preview, memory_rows
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.projects.models import Project
@@ -152,12 +152,68 @@ def test_after_edits_the_patched_previews_are_those_prepared_afresh(project, sop
 def test_rows_keep_repeated_words_once_and_an_edited_entry_keeps_true_positions(project, sop):
     """Four OPS_RULES memories, one category string; after an edit the positions still hold."""
     entry = prepared_for(project, now_ms=NOW)
-    words = [row[2] for row in entry.rows.values() if row[2] == "OPS_RULES"]
+    words = [row[2] for row in entry.rows().values() if row[2] == "OPS_RULES"]
     assert len(words) == 4
     assert len({id(word) for word in words}) == 1
+    assert list(entry.rows().items()) == [(row[0], row) for row in memory_rows(project)]
     memory_update(memory=sop["steps"][1], actor="agent", importance=12)
     again = prepared_for(project, now_ms=NOW)
     assert again is not entry
-    assert again.positions == {pk: at for at, pk in enumerate(again.rows)}
+    assert again.positions == {pk: at for at, pk in enumerate(again.rows())}
+    assert again.rows() == {row[0]: row for row in memory_rows(project)}
     at = again.positions[sop["steps"][1].pk]
     assert again.inputs.memories[at].importance == 12
+
+
+class DoubledCounter:
+    """Another counter (its own label): twice the heuristic's count."""
+
+    name = "doubled"
+
+    def count(self, text: str) -> int:
+        return 2 * HeuristicCounter().count(text)
+
+
+def test_costed_lines_are_let_go_and_another_counter_assembles_as_afresh(project, sop):
+    """After a preview the stores keep no memory's line and the process no text; a second
+    counter renders the lines again and assembles as a fresh process does."""
+    from memadmin.ledger.count_cache import remembered
+    from memadmin.ledger.prepared_cache import forget_prepared
+
+    preview(project)
+    entry = prepared_for(project, now_ms=NOW)
+    (reads, _workspace), *_ = entry.reads.values()
+    assert all(not read.store._lines for read in reads.values())
+    assert remembered("heuristic") and not any(
+        isinstance(key, str) for key in remembered("heuristic")
+    )
+    doubled = CounterChoice(DoubledCounter())
+    options = {"budget": 900, "now_ms": NOW, "modes": ("pack", "headers")}
+    again = ledger_preview(project, counter=doubled, **options)
+    forget_prepared()
+    fresh = ledger_preview(project, counter=doubled, **options)
+    assert again.results == fresh.results
+    assert again.results["pack"].used_tokens > 0
+
+
+def test_rows_made_again_keep_upstream_ids_and_supersessions(tmp_path):
+    """A synced store (upstream ids, a memory superseded): the rows an entry makes again
+    from its memories are the rows read, before and after an edit patched in."""
+    rows = [
+        make_row(id=7, content="Superseded.", superseded_by_memory_id=9, status="archived"),
+        make_row(id=9, content="Superseding."),
+        make_row(id=12, content="Plain."),
+    ]
+    context_db_sync(path=build_store(tmp_path / "context.db", rows=rows))
+    project = Project.objects.get()
+    now = make_row()["updated_at"] + 1
+    entry = prepared_for(project, now_ms=now)
+    read = {row[0]: row for row in memory_rows(project)}
+    assert any(row[1] is not None for row in read.values())
+    assert any(row[7] is not None for row in read.values())
+    assert list(entry.rows().items()) == list(read.items())
+    plain = Memory.objects.get(project=project, upstream_id=12)
+    memory_update(memory=plain, actor="agent", importance=11)
+    again = prepared_for(project, now_ms=now)
+    assert again is not entry and again.rows() == {row[0]: row for row in memory_rows(project)}
+    assert sorted(again.inputs.memories) == sorted(ledger_inputs(project).memories)

@@ -146,6 +146,14 @@ class PreparedStore:
         if donor is not self and not self._lines and self._headers is None:
             self._donor = donor
 
+    def forget_lines(self) -> None:
+        """Let go of every memory's line once its costs are known (rendered again if asked).
+
+        The lines are counted text: once costed, an assembly needs only the headers' lines
+        and those it injects (``line_of``). At 98,000 memories they are some 60 MB.
+        """
+        self._lines.clear()
+
     def _rendered(self, memories: list[LedgerMemory], suffixes: dict[int, str]) -> list[str]:
         """Return ``counted_lines(memories, suffixes)``, with the donor's lines where equal."""
         donor = self._donor

@@ -5,15 +5,20 @@ caches, then the median of REPEATS requests is kept, with its CPU time and its q
 The memory list is timed beside the stock admin changelist of the same rows, in the same
 run, in five cases (all rows, one project, a text search, a deep page, a sort). The ledger
 page is also timed right after a write (the prepared store must be rebuilt), and the
-process's resident memory is read after the large project's ledger page.
+resident memory after the large project's ledger page is read in a fresh server process
+(`server_memory`) and in this one.
 """
 
+import json
 import resource
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -66,8 +71,9 @@ class PageReport:
     pages: list[PageFigure]
     cases: list[ListCase]
     after_write: PageFigure
-    rss_mb: float  # resident memory after the large project's ledger page
-    peak_rss_mb: float  # the most the process ever held
+    rss_mb: float  # resident memory after the large project's ledger page, this process
+    peak_rss_mb: float  # the most this process ever held
+    server_rss_mb: float = 0.0  # the same in a fresh process serving only that page (0: not read)
 
 
 def _ms(start: float) -> float:
@@ -193,6 +199,35 @@ def _rss_mb() -> tuple[float, float]:
     now = int(fields["VmRSS"].split()[0]) / 1024
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return now, peak
+
+
+def server_rss_mb(store: BenchStore, counter: CounterChoice) -> float:
+    """Return the resident memory of a fresh process after the large ledger page, in MB.
+
+    The process is a server worker's: Django set up, one login (the viewer), the page. The
+    benchmark's own process also built the store and assembled it many times over. The
+    store must be committed in a database the child opens through the settings.
+    """
+    url = f"/ledger/{store.large.pk}/?counter={counter.name}"
+    username = READERS["viewer"]
+    finished = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memadmin.devtools.benchmark.server_memory",
+            url,
+            username,
+            PASSWORD,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=settings.BASE_DIR,  # `-m` imports from the working folder: this memadmin
+    )
+    answer = json.loads(finished.stdout.strip().splitlines()[-1])
+    if answer["status"] != 200:
+        raise RuntimeError(f"{url} answered {answer['status']} in the server process")
+    return answer["after_mb"]
 
 
 def page_figures(

@@ -7,12 +7,13 @@ removed afterwards unless --keep is given.
 
 import os
 import time
+from dataclasses import replace
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from memadmin.devtools.benchmark.figures import assembly_figures
-from memadmin.devtools.benchmark.pages import page_figures
+from memadmin.devtools.benchmark.pages import page_figures, server_rss_mb
 from memadmin.devtools.benchmark.report import print_report
 from memadmin.devtools.benchmark.store import build_store
 from memadmin.ledger.counters import choose_counter
@@ -90,4 +91,6 @@ class Command(BaseCommand):
         write("")
         assembly = assembly_figures(store, counter, progress)
         pages = page_figures(store, counter, progress)
+        progress("reading the memory of a fresh server process after the large ledger page")
+        pages = replace(pages, server_rss_mb=server_rss_mb(store, counter))
         print_report(write, assembly, pages)
