@@ -4,6 +4,7 @@ from django import forms
 from django.db.models import Count
 
 from memadmin.core.numbers import ids_in, parse_id
+from memadmin.hidden_fields import LocalPathField
 from memadmin.number_fields import WholeNumberField
 from memadmin.taxonomy.models import Category
 
@@ -121,7 +122,7 @@ class BulkForm(ShownRowsForm):
     expected = WholeNumberField(required=False, widget=forms.HiddenInput, min_value=0)
     # The review's BulkPlan.fingerprint: the confirmation is refused if a row changed since.
     fingerprint = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
-    next = forms.CharField(required=False, widget=forms.HiddenInput)
+    next = LocalPathField()  # the list page, its filters kept
 
     def __init__(
         self,
@@ -165,11 +166,6 @@ class BulkForm(ShownRowsForm):
     def only_reason_refused(self) -> bool:
         """Return True if the reason is the only thing refused (the review can be shown again)."""
         return set(self.errors) == {"reason"}
-
-    def clean_next(self) -> str:
-        """Keep only a path on this site (a list page with its filters)."""
-        target = self.cleaned_data.get("next") or ""
-        return target if target.startswith("/") and not target.startswith("//") else ""
 
 
 def category_choices(project=None, *, common: bool = False) -> list[tuple[str, str]]:

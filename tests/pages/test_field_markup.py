@@ -34,12 +34,7 @@ DJANGO_MARKUP = ("admin/", "registration/login.html")
 # field; take it off this list when it does. A new one is not to be added here.
 STILL_BY_HAND = Counter(
     {
-        ("base.html", "next"): 1,  # the Undo button of a message
-        ("curation/computing.html", "next"): 1,
-        ("curation/notices.html", "next"): 1,
         ("ledger/page.html", "budget_was"): 1,  # an htmx out-of-band partial
-        ("taxonomy/category.html", "next"): 1,  # the Undo of a clear
-        ("taxonomy/category.html", "revision"): 2,  # clear and keep the override
     }
 )
 
