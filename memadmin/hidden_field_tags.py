@@ -15,4 +15,6 @@ register = template.Library()
 @register.simple_tag(takes_context=True)
 def back_here(context, path: str = "") -> SafeString:
     """Render BackForm's `next` naming `path`, else the page being shown (its query kept)."""
-    return BackForm(initial={"next": path or context["request"].get_full_path()})["next"].as_widget()
+    return BackForm(initial={"next": path or context["request"].get_full_path()})[
+        "next"
+    ].as_widget()

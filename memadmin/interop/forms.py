@@ -9,9 +9,9 @@ from django.core.exceptions import ValidationError
 
 from memadmin.memories.services import CONTENT_MAX_CHARS
 
-from .composite_tables import DROP_CONFIRMATION, DROP_UNCONFIRMED
 from .composite_conflict_services import CHOICES as COMPOSITE_CHOICES
 from .composite_conflict_services import KEEP_UNKNOWN as COMPOSITE_KEEP_UNKNOWN
+from .composite_tables import DROP_CONFIRMATION, DROP_UNCONFIRMED
 from .conflict_services import CHOICES, KEEP_MERGED, MERGED_TEXT_MISSING
 from .models import SyncConflict, UpstreamStore
 
@@ -73,9 +73,9 @@ class CompositeConflictResolveForm(forms.Form):
     (a missing or other one is refused as stale). No ids: a page shows one per conflict.
     """
 
+    # The value of the button pressed: the form renders no control for it.
     keep = forms.ChoiceField(
         choices=list(COMPOSITE_CHOICES.items()),
-        widget=forms.HiddenInput,
         error_messages={
             "required": COMPOSITE_KEEP_UNKNOWN,
             "invalid_choice": COMPOSITE_KEEP_UNKNOWN,

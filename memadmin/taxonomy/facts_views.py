@@ -35,7 +35,9 @@ def facts_checker(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
             "report": report,
             "grouped": accepted_by_category(report),
             # Writing posts the text checked again, hidden and without ids (the box has them).
-            "write_form": FactsCheckForm(initial={"text": form.cleaned_data["text"]}, auto_id=False),
+            "write_form": FactsCheckForm(
+                initial={"text": form.cleaned_data["text"]}, auto_id=False
+            ),
         }
         if request.POST.get("action") == "write":
             if not has_role(request.user, "editor"):

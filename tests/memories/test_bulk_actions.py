@@ -142,7 +142,9 @@ def test_a_malformed_id_among_the_rows_shown_is_left_out(client_as, rows, junk):
     assert offered(html.content.decode()) == ["restore", "move"]
 
 
-@pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example/memories/", "memories"])
+@pytest.mark.parametrize(
+    "target", ["https://evil.example/", "//evil.example/memories/", "memories"]
+)
 def test_a_next_off_this_site_is_never_followed(client_as, rows, target):
     """A refused selection goes back to the list, and a review's Cancel and its confirmation
     name the list, not the address posted."""

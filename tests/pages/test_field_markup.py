@@ -96,9 +96,7 @@ def test_no_template_writes_a_hidden_control_by_hand():
     """A hidden value comes from its form field (`{{ form.field }}`), the CSRF token aside."""
     found = hidden_by_hand()
     new = [f"{name}: {field} ({count})" for (name, field), count in (found - STILL_BY_HAND).items()]
-    assert not new, "hidden controls written by hand, not rendered from a field:\n" + "\n".join(
-        new
-    )
+    assert not new, "hidden controls written by hand, not rendered from a field:\n" + "\n".join(new)
     gone = [f"{name}: {field}" for (name, field) in STILL_BY_HAND - found]
     assert not gone, "now rendered from a field: take them off STILL_BY_HAND:\n" + "\n".join(gone)
 

@@ -448,9 +448,7 @@ def test_the_clear_form_carries_the_revision_shown_and_its_undo_this_page(projec
 
 
 @pytest.mark.parametrize("revision", ["", "x", "0", "-1", "1.0", "9" * 30])
-def test_a_clear_naming_no_revision_is_refused_and_nothing_is_cleared(
-    project, client_as, revision
-):
+def test_a_clear_naming_no_revision_is_refused_and_nothing_is_cleared(project, client_as, revision):
     """A tampered revision is no category's: refused as a stale clear is, nothing done."""
     category = criteria_override_save(
         category=category_by_name(project, "RESEARCH"),
