@@ -168,7 +168,8 @@ class DeleteForm(forms.Form):
         error_messages={"max_length": "Keep the reason to %(limit_value)d characters at most."},
     )
     # composite_fingerprint of what the confirmation showed: the deletion is refused if it moved.
-    fingerprint = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+    # No length to check: any other text is another version, refused as such by the service.
+    fingerprint = forms.CharField(required=False, widget=forms.HiddenInput)
 
 
 def add_service_error(form: forms.Form, error: ValidationError) -> None:

@@ -17,6 +17,7 @@ from memadmin.accounts.roles import role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
 from memadmin.core.numbers import parse_id
+from memadmin.hidden_fields import carry
 from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.memories.models import Memory
 from memadmin.pagination import pager, query_pages
@@ -31,6 +32,7 @@ from .forms import (
     MemberAddForm,
     TitleForm,
     TypeForm,
+    VersionedForm,
     add_service_error,
 )
 from .models import Composite
@@ -88,8 +90,12 @@ def composite_context(composite: Composite, **extra) -> dict:
         "type_form": TypeForm(initial={"type": composite.type}),
         "title_form": TitleForm(initial={"title": composite.title}),
         "cursor_form": CursorForm.for_composite(composite, rows),
-        # The version every form of the page carries (`versions`), from the rows shown.
-        "fingerprint": fingerprint_of(composite, [row.member_id for row in rows]),
+        # The version every form of the page carries (`versions`), from the rows shown; no
+        # id, as the page has one such field in each of its forms.
+        "version_form": VersionedForm(
+            initial={"fingerprint": fingerprint_of(composite, [row.member_id for row in rows])},
+            auto_id=False,
+        ),
         "freeze_form": FreezeForm(),
         "reference_sets": selectors.reference_sets_of(composite),
         "types": Composite.Type.choices,
@@ -220,10 +226,12 @@ def composite_remove(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 change_id=change.change_id,
             )
             return redirect("composites:index")
+    # The page shows the composite as it is now, so its form carries that version, whatever
+    # the refused post carried.
+    carry(form, "fingerprint", composite_fingerprint(composite))
     context = {
         "composite": composite,
         "form": form,
-        "fingerprint": composite_fingerprint(composite),
         "member_count": composite.members.count(),
         "snapshot_count": composite.reference_sets.count(),
     }

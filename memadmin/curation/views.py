@@ -8,9 +8,11 @@ htmx the section asks again every few seconds, without JavaScript a link reloads
 from django.core.paginator import Paginator
 from django.http import QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
+from memadmin.hidden_fields import BackForm
 from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.pagination import pager, query_pages
 from memadmin.projects.models import Project
@@ -89,10 +91,8 @@ def refresh(request: HtmxHttpRequest, project_pk: int):
     project = _project(project_pk)
     Analysis.objects.filter(project=project).update(fingerprint="")
     analysis_request(project, retry=True)
-    target = request.POST.get("next", "")
-    if target.startswith("/") and not target.startswith("//"):
-        return redirect(target)
-    return redirect("curation:duplicates", project_pk=project.pk)
+    target = BackForm(request.POST).target()
+    return redirect(target or reverse("curation:duplicates", args=[project.pk]))
 
 
 @require_GET

@@ -45,6 +45,7 @@ from .store_writes import THROUGH, store_mode, store_timeout
 
 KEEP_STORE, KEEP_MEMADMIN = "store", "memadmin"
 CHOICES = {KEEP_STORE: "kept the store's composite", KEEP_MEMADMIN: "kept memadmin's composite"}
+KEEP_UNKNOWN = f"Choose one of: {', '.join(CHOICES)}."
 
 _MOVED = (
     "The store's composite {row} changed again since the sync found the conflict; sync the "
@@ -65,7 +66,7 @@ def composite_conflict_resolve(
     row memadmin cannot take (its memories archived or gone, a cycle of headers).
     """
     if keep not in CHOICES:
-        raise ValidationError({"keep": f"Choose one of: {', '.join(CHOICES)}."})
+        raise ValidationError({"keep": KEEP_UNKNOWN})
     composite = locked(composite)
     conflict = open_conflict(composite)
     if conflict is None:

@@ -15,7 +15,7 @@ from memadmin.htmx_request import HtmxHttpRequest
 from .composite_conflict_services import CHOICES as COMPOSITE_CHOICES
 from .composite_conflict_services import composite_conflict_resolve
 from .conflict_services import CHOICES, KEEP_MERGED, conflict_resolve
-from .forms import ConflictResolveForm
+from .forms import CompositeConflictResolveForm, ConflictResolveForm
 from .models import SyncConflict
 from .selectors import conflict_diff
 from .views import index_page
@@ -64,6 +64,7 @@ def conflict_resolve_view(request: HtmxHttpRequest, pk: int):
             "merge_form": form
             if form.data.get("keep") == KEEP_MERGED
             else ConflictResolveForm(conflict=conflict, next_url=back),
+            "side_form": ConflictResolveForm.for_sides(conflict, back),
             "can_resolve": True,
             "next": back,
         },
@@ -83,12 +84,15 @@ def _back_to(request: HtmxHttpRequest, target: str, memory_pk: int) -> str:
 def composite_conflict_resolve_view(request: HtmxHttpRequest, composite_pk: int):
     """Keep memadmin's composite or the store's row; then go back to the Import/export page."""
     composite = get_object_or_404(Composite, pk=composite_pk)
-    keep = request.POST.get("keep", "")
+    form = CompositeConflictResolveForm(request.POST)
     try:
+        if not form.is_valid():
+            raise ValidationError([e for errors in form.errors.values() for e in errors])
+        keep = form.cleaned_data["keep"]
         kept = composite_conflict_resolve(
             composite=composite,
             keep=keep,
-            version=request.POST.get("version", ""),
+            version=form.cleaned_data["version"],
             reason=request.POST.get("reason", "")[:500],
             actor=request.user,
         )

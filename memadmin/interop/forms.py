@@ -1,7 +1,7 @@
-"""A curator's two typed answers on the Import/export page: a conflict's merged text, the drop word.
+"""A curator's answers on the Import/export page: a conflict's side or merged text, the drop word.
 
 Each form gets ids of its own (`auto_id`), since a page shows one per conflict or per store;
-the POST names stay `keep`, `content`, `next` and `confirm`.
+the POST names stay `keep`, `content`, `next`, `version` and `confirm`.
 """
 
 from django import forms
@@ -9,6 +9,8 @@ from django.core.exceptions import ValidationError
 
 from memadmin.memories.services import CONTENT_MAX_CHARS
 
+from .composite_conflict_services import CHOICES as COMPOSITE_CHOICES
+from .composite_conflict_services import KEEP_UNKNOWN as COMPOSITE_KEEP_UNKNOWN
 from .composite_tables import DROP_CONFIRMATION, DROP_UNCONFIRMED
 from .conflict_services import CHOICES, KEEP_MERGED, MERGED_TEXT_MISSING
 from .models import SyncConflict, UpstreamStore
@@ -39,10 +41,22 @@ class ConflictResolveForm(forms.Form):
         kwargs.setdefault("auto_id", f"conflict-{conflict.pk}-%s")
         kwargs.setdefault(
             "initial",
-            {"content": conflict.memadmin_values.get("content", ""), "next": next_url},
+            {
+                "keep": KEEP_MERGED,
+                "content": conflict.memadmin_values.get("content", ""),
+                "next": next_url,
+            },
         )
         super().__init__(*args, **kwargs)
         self.conflict = conflict
+
+    @classmethod
+    def for_sides(cls, conflict: SyncConflict, next_url: str) -> "ConflictResolveForm":
+        """Return the form the two side buttons post: its `next` only, rendered without an id.
+
+        The buttons send `keep`; the merge form of the same conflict has the ids.
+        """
+        return cls(conflict=conflict, initial={"next": next_url}, auto_id=False)
 
     def clean(self):
         """Refuse a merge without a text: the service would refuse it too."""
@@ -50,6 +64,28 @@ class ConflictResolveForm(forms.Form):
         if cleaned.get("keep") == KEEP_MERGED and not cleaned.get("content", "").strip():
             self.add_error("content", MERGED_TEXT_MISSING)
         return cleaned
+
+
+class CompositeConflictResolveForm(forms.Form):
+    """Which side of a composite conflict to keep, over the conflict's version the page showed.
+
+    The side is the button pressed; `version` is `conflict_version`, checked by the service
+    (a missing or other one is refused as stale). No ids: a page shows one per conflict.
+    """
+
+    # The value of the button pressed: the form renders no control for it.
+    keep = forms.ChoiceField(
+        choices=list(COMPOSITE_CHOICES.items()),
+        error_messages={
+            "required": COMPOSITE_KEEP_UNKNOWN,
+            "invalid_choice": COMPOSITE_KEEP_UNKNOWN,
+        },
+    )
+    version = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", False)
+        super().__init__(*args, **kwargs)
 
 
 class CompositeTablesDropForm(forms.Form):

@@ -99,6 +99,11 @@ class LedgerForm(forms.Form):
         required=False, choices=[("", "any reason"), *((r, r) for r in REASONS)]
     )
     page = WholeNumberField(required=False, min_value=1)
+    # The budget the page shows, sent back with both budget controls (`chosen_budget`); never
+    # refused: what it holds only tells which control moved.
+    budget_was = forms.CharField(
+        required=False, widget=forms.HiddenInput(attrs={"id": "budget-was"})
+    )
     find = WholeNumberField(
         required=False,
         min_value=1,
@@ -125,6 +130,7 @@ class LedgerForm(forms.Form):
         asked = chosen_budget(data)
         if asked is not None:
             values["budget"] = asked
+        values["budget_was"] = values["budget"]  # what the next request compares against
         super().__init__(values)
 
     @cached_property
@@ -132,7 +138,8 @@ class LedgerForm(forms.Form):
         """Return the slider and the number box, and each for an htmx out-of-band swap.
 
         Keys `range` and `number`, and `oob_range` and `oob_number` (with `hx-swap-oob`).
-        Both carry the field's min and max and the value as asked, even when refused.
+        Both carry the field's min and max and the value as asked, even when refused. `was`
+        and `oob_was` are the hidden `budget_was` beside them, which follows them.
         """
         field = self["budget"]
         # The help text, and the budget's error in the preview's list when it is refused.
@@ -147,4 +154,6 @@ class LedgerForm(forms.Form):
             controls[f"oob_{kind}"] = field.as_widget(
                 widget=widget, attrs={**attrs, "hx-swap-oob": "true"}
             )
+        controls["was"] = self["budget_was"].as_widget()
+        controls["oob_was"] = self["budget_was"].as_widget(attrs={"hx-swap-oob": "true"})
         return controls

@@ -3,7 +3,8 @@
 from django import forms
 from django.db.models import Count
 
-from memadmin.core.numbers import parse_id
+from memadmin.core.numbers import ids_in, parse_id
+from memadmin.hidden_fields import LocalPathField
 from memadmin.number_fields import WholeNumberField
 from memadmin.taxonomy.models import Category
 
@@ -37,6 +38,25 @@ class SelectedIdsField(forms.Field):
         if None in ids:
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
         return list(dict.fromkeys(ids))
+
+
+class ShownIdsField(forms.Field):
+    """The ids of the list page's rows, in one hidden input, comma-separated (`shown`).
+
+    htmx sends it when it asks which actions the selection allows: while no row is ticked,
+    these rows stand for the selection to come. What is not an id is left out: the answer
+    only narrows a select, and the review checks every row again.
+    """
+
+    widget = forms.HiddenInput
+
+    def prepare_value(self, value) -> str:
+        if isinstance(value, (list, tuple)):
+            return ",".join(str(pk) for pk in value)
+        return value or ""
+
+    def to_python(self, value) -> list[int]:
+        return ids_in(str(value or "").split(","))
 
 
 class CompositePickField(forms.CharField):
@@ -73,7 +93,13 @@ class CompositePickField(forms.CharField):
         return found[0]
 
 
-class BulkForm(forms.Form):
+class ShownRowsForm(forms.Form):
+    """The rows the memory list shows, as its bulk bar sends them with htmx's question."""
+
+    shown = ShownIdsField(required=False)
+
+
+class BulkForm(ShownRowsForm):
     """The selection and the action, from the memory list or the confirmation page."""
 
     ids = SelectedIdsField(label="Memories")
@@ -96,7 +122,7 @@ class BulkForm(forms.Form):
     expected = WholeNumberField(required=False, widget=forms.HiddenInput, min_value=0)
     # The review's BulkPlan.fingerprint: the confirmation is refused if a row changed since.
     fingerprint = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
-    next = forms.CharField(required=False, widget=forms.HiddenInput)
+    next = LocalPathField()  # the list page, its filters kept
 
     def __init__(
         self,
@@ -106,7 +132,7 @@ class BulkForm(forms.Form):
         actions: list[str] | None = None,
         **kwargs,
     ):
-        """Offer `categories` for a move (the list's selection), else every known category.
+        """Offer `categories` for a move (the list's selection), else (None) every known one.
 
         The composite picker searches `project`'s composites when the list shows one project.
         `actions` (from `actions_allowed`) narrows the actions the select offers.
@@ -116,7 +142,9 @@ class BulkForm(forms.Form):
             self.fields["action"].choices = [
                 choice for choice in ACTION_CHOICES if choice[0] in actions
             ]
-        self.fields["category"].choices = [("", "—"), *(categories or category_choices())]
+        if categories is None:
+            categories = category_choices()
+        self.fields["category"].choices = [("", "—"), *categories]
         composite = self.fields["composite"].widget
         composite.attrs["id"] = "bulk-composite"
         composite.project = project.pk if project is not None else None
@@ -138,11 +166,6 @@ class BulkForm(forms.Form):
     def only_reason_refused(self) -> bool:
         """Return True if the reason is the only thing refused (the review can be shown again)."""
         return set(self.errors) == {"reason"}
-
-    def clean_next(self) -> str:
-        """Keep only a path on this site (a list page with its filters)."""
-        target = self.cleaned_data.get("next") or ""
-        return target if target.startswith("/") and not target.startswith("//") else ""
 
 
 def category_choices(project=None, *, common: bool = False) -> list[tuple[str, str]]:
@@ -170,6 +193,13 @@ def category_choices(project=None, *, common: bool = False) -> list[tuple[str, s
 
 
 class MergeForm(forms.Form):
+    # The memories the page lists, as the bulk review named them.
+    ids = SelectedIdsField(
+        error_messages={
+            "required": "Name the memories to merge: two or more.",
+            "invalid": "A memory to merge is not a memory id: nothing was merged.",
+        }
+    )
     content = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 8}),
         label="Merged text",
@@ -182,3 +212,10 @@ class MergeForm(forms.Form):
         help_text="Empty: the highest of the sources'.",
     )
     reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
+
+    def clean(self):
+        """Show a refused `ids` above the form: it is the page's selection, not a box's."""
+        cleaned = super().clean()
+        if "ids" in self._errors:
+            self.add_error(None, self._errors.pop("ids").as_data())
+        return cleaned

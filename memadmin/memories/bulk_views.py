@@ -23,7 +23,7 @@ from memadmin.audit.undo_messages import undo_message
 from memadmin.core.numbers import ids_in
 from memadmin.htmx_request import HtmxHttpRequest
 
-from .bulk_forms import MERGE, BulkForm, MergeForm, category_choices
+from .bulk_forms import MERGE, BulkForm, MergeForm, ShownRowsForm, category_choices
 from .bulk_services import ACTIONS, BulkPlan, StalePlan, actions_allowed, bulk_apply, bulk_plan
 from .merge_services import memory_merge, memory_merge_undo
 from .models import Memory
@@ -65,9 +65,7 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
         for errors in form.errors.values():
             for error in errors:
                 messages.error(request, error)
-        target = request.POST.get("next", "")
-        safe = target.startswith("/") and not target.startswith("//")
-        return redirect(target if safe else "memories:list")
+        return redirect(_list_url(form))  # `next` is never refused: the list page it names
     data = form.cleaned_data
     if data["action"] == MERGE:
         return redirect(address(reverse("memories:merge"), ids=data["ids"]))
@@ -113,7 +111,9 @@ def bulk_actions(request: HtmxHttpRequest) -> HttpResponse:
     to come. The action chosen stays chosen while it is still allowed.
     """
     chosen = ids_in(request.GET.getlist("ids"))[:MAX_PER_PAGE]
-    ids = chosen or ids_in(request.GET.get("shown", "").split(","))[:MAX_PER_PAGE]
+    asked = ShownRowsForm(request.GET)
+    asked.is_valid()  # the rows shown are advice: what is not an id is left out, never refused
+    ids = chosen or asked.cleaned_data["shown"][:MAX_PER_PAGE]
     memories = _selected(ids)
     projects = {memory.project for memory in memories}
     project = next(iter(projects)) if len(projects) == 1 else None
@@ -203,10 +203,15 @@ def _review(
 @role_required("editor")
 def merge(request: HtmxHttpRequest) -> HttpResponse:
     """Merge the memories named by `ids` into one whose text the person writes."""
+    # The page lists the memories named; a post is checked by the form, which refuses an id
+    # that is not one (a tampered page) with nothing merged.
     raw_ids = request.GET.getlist("ids") or request.POST.getlist("ids")
     ids = ids_in(raw_ids)
     sources = list(Memory.objects.select_related("project").filter(pk__in=ids).order_by("pk"))
-    initial = {"content": "\n".join(source.content for source in sources)}
+    initial = {
+        "ids": [source.pk for source in sources],
+        "content": "\n".join(source.content for source in sources),
+    }
     form = MergeForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:

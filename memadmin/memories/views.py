@@ -12,6 +12,7 @@ from memadmin.accounts.roles import has_role, role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
 from memadmin.core.numbers import parse_id
+from memadmin.hidden_fields import carry
 from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.projects.models import Project
 
@@ -54,7 +55,7 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
         actions = actions_allowed(rows, chosen=False, can_move=bool(categories))
         context["bulk_offered"] = actions
         context["bulk_form"] = BulkForm(
-            initial={"next": request.get_full_path()},
+            initial={"next": request.get_full_path(), "shown": [row.pk for row in rows]},
             project=filters.get("project"),
             categories=categories,
             actions=actions,
@@ -70,11 +71,24 @@ def memory_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         memory = selectors.memory_detail(pk)
     except Memory.DoesNotExist as missing:
         raise Http404("No such memory.") from missing
+    restorable = memory.status == Memory.Status.ARCHIVED and not memory.superseded_by_id
     return render(
         request,
         "memories/detail.html",
         {
             "memory": memory,
+            # Restore goes through the bulk review of this one row, then back to this page.
+            "restore_form": BulkForm(
+                initial={
+                    "ids": [memory.pk],
+                    "action": "restore",
+                    "next": reverse("memories:detail", args=[memory.pk]),
+                },
+                categories=[],
+                auto_id=False,
+            )
+            if restorable
+            else None,
             "merged_sources": Memory.objects.filter(pk__in=memory.merged_from or [])
             .only("id", "upstream_id", "content", "category")
             .order_by("pk"),
@@ -146,6 +160,8 @@ def memory_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         except StaleEdit as error:
             context["conflict"] = error.current
             context["conflict_message"] = error.message
+            # Saving again is over their version, the one now shown beside the typed text.
+            carry(form, "expected_updated_at", error.current.updated_at)
         except StoreRowChanged as error:
             context["store_version"] = error.store
             form.add_error(None, error)

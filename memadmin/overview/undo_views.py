@@ -7,6 +7,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from memadmin.accounts.roles import role_required
+from memadmin.hidden_fields import BackForm
 
 from .undo_services import change_undo
 
@@ -22,6 +23,4 @@ def undo(request: HttpRequest, change_id) -> HttpResponse:
             messages.error(request, message)
     else:
         messages.success(request, undone.summary())
-    target = request.POST.get("next", "")
-    safe = target.startswith("/") and not target.startswith("//")
-    return redirect(target if safe else "home")
+    return redirect(BackForm(request.POST).target() or "home")

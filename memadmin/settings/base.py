@@ -83,6 +83,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "memadmin.accounts.context_processors.roles",
             ],
+            # Tags of no one app: every app's forms use these hidden fields.
+            "libraries": {"hidden_fields": "memadmin.hidden_field_tags"},
         },
     },
 ]

@@ -16,7 +16,7 @@ from .criteria_fields import (
     field_text,
     field_value,
 )
-from .forms import CriteriaForm, FieldGroup
+from .forms import CriteriaForm, FieldGroup, RevisionForm
 from .models import Category
 from .selectors import prompt_texts, surface_history, surface_state
 
@@ -121,6 +121,8 @@ def editor_context(
         "moved": moved_fields(category),
         "conflict": conflict,
         "saved": saved,
+        # What the clear and keep forms carry (no ids: the page has two of them).
+        "revision_form": RevisionForm(initial={"revision": category.revision}, auto_id=False),
         "surface": surface_state(project),
         "surface_records": list(surface_history(project)[:HISTORY_SHOWN]),
         "historian_text": prompt_texts(project).get(HISTORIAN, ""),

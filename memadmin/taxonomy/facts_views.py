@@ -31,7 +31,14 @@ def facts_checker(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
     }
     if request.method == "POST" and form.is_valid():
         report = facts_check(project, form.cleaned_data["text"])
-        context |= {"report": report, "grouped": accepted_by_category(report)}
+        context |= {
+            "report": report,
+            "grouped": accepted_by_category(report),
+            # Writing posts the text checked again, hidden and without ids (the box has them).
+            "write_form": FactsCheckForm(
+                initial={"text": form.cleaned_data["text"]}, auto_id=False
+            ),
+        }
         if request.POST.get("action") == "write":
             if not has_role(request.user, "editor"):
                 raise PermissionDenied("Writing memories needs the editor role.")

@@ -41,10 +41,23 @@ class FieldGroup:
         return f"At most {self.limit} characters."
 
 
-class CriteriaForm(forms.Form):
+class RevisionForm(forms.Form):
+    """The revision of a category's criteria the page showed: a change over another is refused.
+
+    Revisions start at 1; a post without one, or with one that is not a revision, is of
+    revision 0, no category's, so it is refused as a stale one is.
+    """
+
     revision = WholeNumberField(
         required=False, widget=forms.HiddenInput, min_value=1, max_value=INTEGER_MAX
     )
+
+    def seen(self) -> int:
+        """Return the revision posted, or 0 when it is missing or is not a revision."""
+        return (self.cleaned_data["revision"] or 0) if self.is_valid() else 0
+
+
+class CriteriaForm(RevisionForm):
     reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
 
     def __init__(self, data=None, *, criteria: dict, revision: int, only: str | None = None):

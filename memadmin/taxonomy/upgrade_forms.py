@@ -28,15 +28,30 @@ class UpgradeTargetForm(forms.Form):
         packs: Iterable[tuple[str, str]],
         removed: Iterable[str] = (),
         writable: Iterable[str] = (),
+        auto_id: str | bool = "id_%s",
     ):
-        super().__init__(data)
-        self.fields["target"].choices = list(packs)
+        super().__init__(data, auto_id=auto_id)
+        self.asked = (list(packs), list(removed), list(writable))
+        packs, removed, writable = self.asked
+        self.fields["target"].choices = packs
         choices = [("", "— nowhere (allowed only if it holds no memories)")]
         choices += [(name, name) for name in writable]
         for name in removed:
             self.fields[MAP_PREFIX + name] = forms.ChoiceField(
                 label=f"Memories of {name} go to", choices=choices, required=False
             )
+
+    def carried(self) -> "UpgradeTargetForm":
+        """Return these choices again, as chosen, rendered without ids.
+
+        The apply form carries them hidden, so that the apply plans what the page shows; the
+        plan's own form above it has the ids.
+        """
+        packs, removed, writable = self.asked
+        data = self.data if self.is_bound else None
+        return UpgradeTargetForm(
+            data, packs=packs, removed=removed, writable=writable, auto_id=False
+        )
 
     def map_fields(self) -> list[forms.BoundField]:
         """Return the bound fields asking where a removed category's memories go."""

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
 from memadmin.core.packs import PackError, PackNotFoundError, PackSpec, load_pack
+from memadmin.hidden_fields import carry
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.projects.models import Project
 
@@ -126,6 +127,10 @@ def _render(
     status: int = 200,
 ) -> HttpResponse:
     plan = planned.plan
+    apply = apply or UpgradeApplyForm()
+    if plan is not None:
+        # The plan shown is the one an apply confirms, whatever a refused post confirmed.
+        carry(apply, "fingerprint", plan.fingerprint())
     context = {
         "project": project,
         "files": files,
@@ -136,7 +141,8 @@ def _render(
         "kept": [n for n in planned.spec.names() if n not in plan.added] if plan else [],
         "flagged": _flagged_rows(plan) if plan else [],
         "nothing": plan is not None and plan.kind == NOTHING,
-        "apply": apply or UpgradeApplyForm(),
+        "apply": apply,
+        "carried": planned.form.carried(),
         "refusal": refusal,
     }
     return render(request, PAGE, context, status=status)

@@ -13,13 +13,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memadmin.accounts.roles import has_role, role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
-from memadmin.core.numbers import INTEGER_MAX, parse_whole
 from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.projects.models import Project
 
 from .criteria_fields import FIELDS
 from .editor import conflict_fields, editor_context, field_views
-from .forms import CriteriaForm, ProjectPickForm
+from .forms import CriteriaForm, ProjectPickForm, RevisionForm
 from .models import Category
 from .selectors import categories_with_counts, category_by_name, surface_history, surface_state
 from .services import (
@@ -179,7 +178,7 @@ def _revision(request) -> int:
     Revisions start at 1, so a clear or keep that does not say what it saw is refused as a
     stale one is.
     """
-    return parse_whole(request.POST.get("revision", ""), minimum=1, maximum=INTEGER_MAX) or 0
+    return RevisionForm(request.POST).seen()
 
 
 # What a refused clear or keep says, and how its conflict box heads the two texts.

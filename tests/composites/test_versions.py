@@ -138,6 +138,7 @@ def test_the_page_carries_the_version_in_every_form(client_as, sequence):
     # the cursor three, two up, two down, three removes, then add, type and title
     fields = find_all(body, "input", type="hidden", name="fingerprint")
     assert len(fields) == 3 + 2 + 2 + 3 + 3
+    assert not [field for field in fields if "id" in field.attributes]  # one page, many forms
 
 
 def test_a_stale_rename_without_javascript_keeps_what_was_typed(client_as, sequence):

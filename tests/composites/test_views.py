@@ -424,6 +424,8 @@ def test_a_composite_changed_since_the_confirmation_is_not_deleted(
     assert find(form, "textarea", name="reason")
     assert dict(submitted(form))["reason"] == "Folded <b>into</b> the runbook."
     sequence.refresh_from_db()
+    # The form's field carries the version shown now, not the one the refused post carried.
+    assert dict(submitted(form))["fingerprint"] == composite_fingerprint(sequence)
     shown = fields(body)
     assert type_badge(shown["Type"]) == ({"class": f"badge type-{sequence.type}"}, sequence.type)
     assert text(shown["Members"]) == str(sequence.members.count())
@@ -445,6 +447,33 @@ def test_an_unchanged_composite_is_deleted_as_confirmed(client_as, sequence):
     reference_set_freeze(composite=sequence, actor="agent")
     assert confirm_delete(client, page).status_code == 302
     assert not Composite.objects.filter(pk=sequence.pk).exists()
+
+
+def test_the_confirmation_sends_the_version_it_shows_from_its_form(client_as, sequence):
+    """The delete form's hidden fingerprint is its field's: the composite's version now."""
+    page = client_as("editor").get(reverse("composites:delete", args=[sequence.pk]))
+    form = find(page.content.decode(), "form", method="post", action=page.wsgi_request.path)
+    assert [name for name, _ in submitted(form)] == ["csrfmiddlewaretoken", "fingerprint", "reason"]
+    assert dict(submitted(form))["fingerprint"] == composite_fingerprint(sequence)
+
+
+@pytest.mark.parametrize("fingerprint", ["", "0" * 64, "x", "f" * 65, "\u00e9" * 10])
+def test_a_tampered_fingerprint_deletes_nothing(client_as, sequence, fingerprint):
+    """A version that is not the composite's (none, another, malformed): refused, said, 409."""
+    client = client_as("editor")
+    url = reverse("composites:delete", args=[sequence.pk])
+    refused = client.post(url, {"fingerprint": fingerprint, "reason": "Gone."})
+    assert refused.status_code == 409
+    body = refused.content.decode()
+    assert "Nothing was deleted" in text(find(body, "div", class_="refusal", role="alert"))
+    form = find(body, "form", method="post", action=url)
+    assert dict(submitted(form)) | {"csrfmiddlewaretoken": ""} == {
+        "csrfmiddlewaretoken": "",
+        "fingerprint": composite_fingerprint(sequence),
+        "reason": "Gone.",
+    }
+    assert Composite.objects.filter(pk=sequence.pk).exists()
+    assert not deleted_events().exists()
 
 
 def test_a_viewer_can_neither_see_nor_post_the_confirmation(client_as, sequence):

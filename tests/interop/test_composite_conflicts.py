@@ -11,7 +11,7 @@ from memadmin.interop.composite_publish import composites_publish, composites_un
 from memadmin.interop.models import StoreComposite
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.models import Memory
-from tests.html_tree import Node, attribute, find, find_all, links, text
+from tests.html_tree import Node, attribute, find, find_all, links, submitted, text
 from tests.interop.conftest import sha256
 from tests.interop.test_composite_publish import store_composites, synced  # noqa: F401
 from tests.interop.test_composite_republish import other_process, unpublished  # noqa: F401
@@ -66,6 +66,7 @@ def test_the_page_offers_both_sides_to_a_curator_only(conflicted, client_as):
     action = reverse("interop:composite_conflict_resolve", args=[composite.pk])
     form = find(section, "form", method="post", action=action)
     assert find(form, "input", type="hidden", name="version", value=conflict["version"])
+    assert [name for name, _ in submitted(form)] == ["csrfmiddlewaretoken", "version"]
     keeps = [
         attribute(button, "value")
         for button in find_all(form, "button", type="submit", name="keep")
@@ -135,6 +136,22 @@ def test_a_stale_or_missing_version_is_refused(conflicted, client_as, version):
     assert response.status_code == 409
     assert "Nothing was changed" in response.content.decode()
     assert sha256(path) == before
+    assert not AuditEvent.objects.filter(action="composite_conflict_resolved").exists()
+
+
+@pytest.mark.parametrize("keep", [None, "", "both", "merged"])
+def test_an_unknown_side_is_refused_and_nothing_changes(conflicted, client_as, keep):
+    """A post choosing no side, or one the page does not offer: 400, said, nothing written."""
+    path, composite, _, conflict = conflicted
+    before = sha256(path)
+    data = {"version": conflict["version"]} | ({} if keep is None else {"keep": keep})
+    response = client_as("curator").post(
+        reverse("interop:composite_conflict_resolve", args=[composite.pk]), data
+    )
+    assert response.status_code == 400
+    assert "Choose one of: store, memadmin." in response.content.decode()
+    assert sha256(path) == before
+    assert shown(Composite.objects.get(pk=composite.pk)) == ("theme", 1, [2, 3])
     assert not AuditEvent.objects.filter(action="composite_conflict_resolved").exists()
 
 

@@ -209,6 +209,45 @@ def typed(textarea) -> str:
     return "".join(textarea.children).removeprefix("\n")
 
 
+def test_each_form_of_a_conflict_sends_where_it_was_from_its_fields(client_as, conflict):
+    """The side buttons' form and the merge form carry `next` (and the merge its `keep`) from
+    the conflict's form, on both pages; only the merge form's controls have ids."""
+    client = client_as("curator")
+    action = reverse("interop:conflict_resolve", args=[conflict.pk])
+    detail = reverse("memories:detail", args=[conflict.memory_id])
+    for url, back in ((reverse("interop:index"), "/interop/"), (detail, detail)):
+        html = client.get(url).content.decode()
+        sides, merge = find_all(html, "form", method="post", action=action)
+        assert submitted(sides)[1:] == [("next", back)], url
+        assert submitted(merge)[1:] == [
+            ("keep", "merged"),
+            ("next", back),
+            ("content", "Use the office VPN."),
+        ], url
+        assert not find_all(sides, "input", id=True), url
+
+
+@pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example/", "javascript:x"])
+def test_a_next_off_this_site_goes_to_the_memory_instead(client_as, conflict, target):
+    """A resolved conflict never sends the curator off this site: to the memory's page."""
+    url = reverse("interop:conflict_resolve", args=[conflict.pk])
+    response = client_as("curator").post(url, {"keep": "store", "next": target})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("memories:detail", args=[conflict.memory_id])
+    assert not SyncConflict.objects.filter(pk=conflict.pk).exists()
+
+
+def test_a_refused_side_offers_both_forms_again_with_the_checked_next(client_as, conflict):
+    """Refused, the conflict's forms come back carrying this site's page, not the one posted."""
+    url = reverse("interop:conflict_resolve", args=[conflict.pk])
+    response = client_as("curator").post(url, {"keep": "both", "next": "https://evil.example/"})
+    assert response.status_code == 400
+    detail = reverse("memories:detail", args=[conflict.memory_id])
+    for form in find_all(response.content.decode(), "form", method="post", action=url):
+        assert dict(submitted(form))["next"] == detail
+    assert SyncConflict.objects.filter(pk=conflict.pk).exists()
+
+
 def test_an_editor_cannot_resolve_a_conflict(client_as, conflict):
     """Resolving is a curator's call."""
     url = reverse("interop:conflict_resolve", args=[conflict.pk])

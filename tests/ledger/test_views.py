@@ -163,6 +163,20 @@ def test_an_htmx_request_gets_the_preview_and_the_other_budget_control(client_as
     assert "of 1500 tokens" in body
 
 
+@pytest.mark.parametrize("was", ["4000", "x", "", "9" * 40])
+def test_the_page_carries_the_budget_it_shows_and_takes_the_control_that_moved(
+    client_as, project, sop, was
+):
+    """`budget_was` is the form's field, holding the budget shown; whatever a request sent in
+    it (a tampered value too) only picks the control that moved, and is never refused."""
+    response = client_as("viewer").get(page_url(project, budget=1500, budget_was=was))
+    assert response.status_code == 200
+    body = response.content.decode()
+    form = find(body, "form", id="ledger-form")
+    assert attribute(find(form, "input", type="hidden", id="budget-was"), "value") == "1500"
+    assert "of 1500 tokens" in body
+
+
 def test_a_refused_budget_over_htmx_still_shows_its_message(client_as, project, sop):
     """htmx swaps only successes, so a refusal of an htmx request comes as 200 with the message."""
     response = client_as("viewer").get(page_url(project, budget=50), headers={"HX-Request": "true"})

@@ -7,7 +7,7 @@ from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.bulk_services import actions_allowed
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
-from tests.html_tree import attribute, find, find_all, selected
+from tests.html_tree import attribute, find, find_all, selected, submitted
 
 pytestmark = pytest.mark.django_db
 
@@ -120,3 +120,43 @@ def test_a_hidden_field_typed_before_does_not_refuse_another_action(client_as, r
     assert refused.status_code == 302  # back to the list, where the refusal is shown
     shown = [message.message for message in get_messages(refused.wsgi_request)]
     assert any("No composite has the id or title" in message for message in shown)
+
+
+def test_the_bulk_bar_sends_the_rows_shown_and_the_page_it_is_on(client_as, rows):
+    """Its hidden values are its form's: `next` the list page, `shown` the page's ids in order."""
+    response = client_as("editor").get("/memories/", {"status": "any"})
+    pairs = submitted(find(response.content.decode(), "form", id="bulk-form"))
+    page_ids = [str(row.record.pk) for row in response.context["table"].paginated_rows]
+    assert len(page_ids) == 4
+    assert [value for name, value in pairs if name == "shown"] == [",".join(page_ids)]
+    assert [value for name, value in pairs if name == "next"] == ["/memories/?status=any"]
+
+
+@pytest.mark.parametrize("junk", ["x", "-1", "0", "1e3", "99999999999999999999999", " "])
+def test_a_malformed_id_among_the_rows_shown_is_left_out(client_as, rows, junk):
+    """What is not an id is left out of `shown`: the answer is the one for the ids it holds."""
+    *_, archived = rows
+    client = client_as("editor")
+    html = client.get("/memories/bulk/actions/", {"shown": f"{junk},{archived.pk},{junk}"})
+    assert html.status_code == 200
+    assert offered(html.content.decode()) == ["restore", "move"]
+
+
+@pytest.mark.parametrize(
+    "target", ["https://evil.example/", "//evil.example/memories/", "memories"]
+)
+def test_a_next_off_this_site_is_never_followed(client_as, rows, target):
+    """A refused selection goes back to the list, and a review's Cancel and its confirmation
+    name the list, not the address posted."""
+    live, *_ = rows
+    client = client_as("editor")
+    refused = client.post("/memories/bulk/", {"ids": ["x"], "action": "archive", "next": target})
+    assert (refused.status_code, refused.url) == (302, "/memories/")
+    messages = [message.message for message in get_messages(refused.wsgi_request)]
+    assert messages == ["A selected row is not a memory id."]
+    assert Memory.objects.get(pk=live.pk).status == "active"
+    review = client.post("/memories/bulk/", {"ids": [live.pk], "action": "archive", "next": target})
+    form = find(review.content.decode(), "form", method="post", action="/memories/bulk/")
+    assert dict(submitted(form))["next"] == "/memories/"
+    done = client.post("/memories/bulk/", {**dict(submitted(form)), "confirm": "1", "next": target})
+    assert (done.status_code, done.url) == (302, "/memories/")

@@ -9,7 +9,7 @@ from pytest_django.asserts import assertInHTML
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
-from tests.html_tree import attribute, field_error, find, find_all, links, text, top
+from tests.html_tree import attribute, field_error, find, find_all, links, submitted, text, top
 
 pytestmark = pytest.mark.django_db
 
@@ -125,6 +125,56 @@ def test_a_merge_without_its_text_is_refused_at_the_box(client_as, project):
     assert Memory.objects.filter(status="active").count() == 2
 
 
+def merge_pair(project) -> list[Memory]:
+    return [
+        memory_create(project=project, category="OPS_RULES", content=text, actor="agent")
+        for text in ("Rotate keys yearly.", "Rotate the keys every year.")
+    ]
+
+
+def test_the_merge_form_sends_the_ids_of_the_memories_it_lists(client_as, project):
+    """The merge page's form carries its sources through its field, one hidden input each."""
+    pair = merge_pair(project)
+    query = {"ids": [str(m.pk) for m in pair]}
+    html = client_as("editor").get("/memories/merge/", query).content.decode()
+    form = find(html, "form", method="post", action="/memories/merge/")
+    assert [value for name, value in submitted(form) if name == "ids"] == query["ids"]
+
+
+@pytest.mark.parametrize("junk", ["x", "-3", "1.5", "99999999999999999999999"])
+def test_a_merge_naming_a_non_id_is_refused_and_nothing_is_merged(client_as, project, junk):
+    """A tampered form naming something that is no memory id: 400, said above the form."""
+    pair = merge_pair(project)
+    response = client_as("editor").post(
+        "/memories/merge/", {"ids": [pair[0].pk, junk, pair[1].pk], "content": "Rotate them."}
+    )
+    assert response.status_code == 400
+    alert = find(response.content.decode(), "div", role="alert")
+    assert text(alert) == "A memory to merge is not a memory id: nothing was merged."
+    assert not Memory.objects.filter(content="Rotate them.").exists()
+    assert Memory.objects.filter(status="active").count() == 2
+
+
+def test_an_archived_memorys_restore_form_names_it_and_comes_back(client_as, project):
+    """Restore posts the one row, the action and this page, from the bulk form's fields."""
+    memory = memory_create(project=project, category="OPS_RULES", content="Old.", actor="agent")
+    memory_archive(memory=memory, actor="agent", reason="gone")
+    html = client_as("editor").get(f"/memories/{memory.pk}/").content.decode()
+    form = find(html, "form", class_="restore-form")
+    assert submitted(form)[1:] == [
+        ("ids", str(memory.pk)),
+        ("action", "restore"),
+        ("next", f"/memories/{memory.pk}/"),
+    ]
+    assert not find_all(form, "input", type="hidden", id=True)  # no ids the page's others use
+    live = memory_create(project=project, category="OPS_RULES", content="New.", actor="agent")
+    assert not find_all(
+        client_as("editor").get(f"/memories/{live.pk}/").content.decode(),
+        "form",
+        class_="restore-form",
+    )
+
+
 def test_concurrent_edit_is_refused_and_both_texts_are_shown(client_as, project):
     """The second of two edits from the same version is refused; both versions are shown."""
     memory = memory_create(project=project, category="OPS_RULES", content="Base.", actor="agent")
@@ -143,6 +193,10 @@ def test_concurrent_edit_is_refused_and_both_texts_are_shown(client_as, project)
     assert b"Alice&#x27;s text." in second.content and b"Bob&#x27;s text." in second.content
     memory.refresh_from_db()
     assert memory.content == "Alice's text."
+    # Saving again is over Alice's version, the one the page now shows, from the form's field.
+    again = find(second.content.decode(), "form", method="post", class_="stacked")
+    assert dict(submitted(again))["expected_updated_at"] == str(memory.updated_at)
+    assert find(again, "input", type="hidden", name="expected_updated_at", id=True)
 
 
 def edit_status(client, memory, status, reason=""):

@@ -9,7 +9,7 @@ from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
-from tests.html_tree import attribute, find, find_all, text
+from tests.html_tree import attribute, find, find_all, submitted, text
 
 pytestmark = pytest.mark.django_db
 
@@ -183,3 +183,24 @@ def test_an_archived_memory_offers_restore(client_as, rows):
         "/memories/bulk/", {"ids": [rows[0].pk], "action": "restore"}
     ).content.decode()
     assert "1 row will change" in review
+
+
+def test_the_undo_form_sends_this_page_from_its_field(client_as, rows):
+    """The Undo of a message carries the page it is on, with its query, as its `next`."""
+    client = client_as("editor")
+    page = bulk_archive(client, rows[:1])
+    (form,) = find_all(page, "form", class_="undo-form", method="post")
+    assert submitted(form)[1:] == [("next", "/memories/")]
+    assert not find_all(form, "input", id=True)
+
+
+@pytest.mark.parametrize(
+    "target", ["https://evil.example/", "//evil.example/", "/\\evil.example/", "javascript:x", ""]
+)
+def test_an_undo_never_goes_back_off_this_site(client_as, rows, target):
+    """A `next` that is not a page of this site is not followed: the Undo goes home instead."""
+    client = client_as("editor")
+    url = undo_url(bulk_archive(client, rows[:1]))
+    response = client.post(url, {"next": target})
+    assert (response.status_code, response.url) == (302, reverse("home"))
+    assert Memory.objects.get(pk=rows[0].pk).status == "active"  # undone all the same

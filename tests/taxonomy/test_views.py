@@ -428,6 +428,42 @@ def test_a_moved_default_shows_three_texts_and_can_be_kept(project, client_as):
     assert kept.effective_criteria["definition"] == "Our definition."
 
 
+def test_the_clear_form_carries_the_revision_shown_and_its_undo_this_page(project, client_as):
+    """Clear sends the category's revision from its form; the note after it, with htmx, has an
+    Undo that comes back to the category's page (not to the clear's address)."""
+    category = criteria_override_save(
+        category=category_by_name(project, "RESEARCH"),
+        criteria={**category_by_name(project, "RESEARCH").effective_criteria, "definition": "O."},
+        actor="system",
+    )
+    client = client_as("curator")
+    clear = reverse("taxonomy:clear", args=[project.pk, "RESEARCH"])
+    page = client.get(page_url(project, "RESEARCH")).content.decode()
+    form = find(page, "form", method="post", action=clear)
+    assert submitted(form)[1:] == [("revision", str(category.revision))]
+    assert not find_all(form, "input", id=True)
+    cleared = client.post(clear, dict(submitted(form)), **HTMX).content.decode()
+    (undo,) = find_all(cleared, "form", class_="undo-form", method="post")
+    assert submitted(undo)[1:] == [("next", page_url(project, "RESEARCH"))]
+
+
+@pytest.mark.parametrize("revision", ["", "x", "0", "-1", "1.0", "9" * 30])
+def test_a_clear_naming_no_revision_is_refused_and_nothing_is_cleared(project, client_as, revision):
+    """A tampered revision is no category's: refused as a stale clear is, nothing done."""
+    category = criteria_override_save(
+        category=category_by_name(project, "RESEARCH"),
+        criteria={**category_by_name(project, "RESEARCH").effective_criteria, "definition": "O."},
+        actor="system",
+    )
+    response = client_as("curator").post(
+        reverse("taxonomy:clear", args=[project.pk, "RESEARCH"]), {"revision": revision}
+    )
+    assert response.status_code == 409
+    assert "the override was not cleared and nothing was done" in response.content.decode()
+    stored = category_by_name(project, "RESEARCH")
+    assert (stored.is_overridden, stored.revision) == (True, category.revision)
+
+
 @pytest.mark.parametrize(("way", "status"), [("plain", 409), ("htmx", 200)])
 def test_a_stale_clear_is_refused_as_an_error_with_both_texts(project, client_as, way, status):
     """A clear over someone else's newer save is an alert beside their text and the pack's."""

@@ -13,7 +13,7 @@ from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 
 from ..composite_conflicts import composite_conflicts
-from ..forms import ConflictResolveForm
+from ..forms import CompositeConflictResolveForm, ConflictResolveForm
 from ..models import PendingCriteria, StoreBase, SyncConflict
 from ..selectors import conflict_diff
 from ..store_writes import GATEWAY, PENDING, project_store, store_mode
@@ -51,6 +51,7 @@ def memory_store(context, memory: Memory) -> dict:
         "merge_form": ConflictResolveForm(conflict=conflict, next_url=next_url)
         if conflict
         else None,
+        "side_form": ConflictResolveForm.for_sides(conflict, next_url) if conflict else None,
         "can_resolve": bool(context.get("can", {}).get("curate")),
         "csrf_token": context.get("csrf_token"),
         "next": next_url,
@@ -70,10 +71,15 @@ def sync_conflicts(context) -> dict:
                 conflict,
                 conflict_diff(conflict),
                 ConflictResolveForm(conflict=conflict, next_url=next_url),
+                ConflictResolveForm.for_sides(conflict, next_url),
             )
             for conflict in conflicts
         ],
-        "composite_conflicts": composite_conflicts(),
+        # Each with the form its buttons post: the conflict's version, when it has one.
+        "composite_conflicts": [
+            (conflict, CompositeConflictResolveForm(initial={"version": conflict.get("version")}))
+            for conflict in composite_conflicts()
+        ],
         "can_resolve": bool(context.get("can", {}).get("curate")),
         "csrf_token": context.get("csrf_token"),
         "next": next_url,
