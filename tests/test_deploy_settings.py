@@ -56,3 +56,16 @@ def test_debug_is_off_unless_asked(tmp_path):
     assert debug_of(home) is False
     assert debug_of({**home, "DJANGO_DEBUG": "0"}) is False
     assert debug_of({**home, "DJANGO_DEBUG": "1"}) is True
+
+
+def test_the_dashboard_starts_without_a_static_files_warning(tmp_path):
+    """WhiteNoise warns when STATIC_ROOT is missing: a fresh var/ must not make it say so."""
+    code = (
+        "import os; os.environ['DJANGO_SETTINGS_MODULE'] = 'memadmin.settings.local'\n"
+        "from django.core.wsgi import get_wsgi_application; get_wsgi_application()"
+    )
+    env = {"PATH": "/usr/bin:/bin", "MEMADMIN_VAR_DIR": str(tmp_path / "fresh")}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "No directory at" not in out.stderr
+    assert (tmp_path / "fresh" / "staticfiles").is_dir()
