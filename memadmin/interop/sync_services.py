@@ -33,6 +33,7 @@ from .composite_readback import composites_after_sync
 from .models import StoreBase, StoreWatermark, SyncRun, UpstreamStore, Workspace
 from .store_writes import OFF, store_mode
 from .sync_lock import SyncBusy, sync_lock
+from .sync_page_cache import sync_page_cache
 from .sync_plan import SyncPlan
 from .sync_planning import Planned, Refusal, plan_changed, plan_whole
 from .sync_pushes import store_push, sync_settle
@@ -94,6 +95,7 @@ def context_db_sync(
     with (
         acting(actor=actor, reason=reason or f"sync from {path}", new_change=True),
         sync_lock(wait=lock_wait),
+        sync_page_cache(),
     ):
         try:
             synced = _sync(run, report, pack, timeout, incremental, record_empty)
