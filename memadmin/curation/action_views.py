@@ -24,10 +24,6 @@ from .selectors import header_text, proposed_head
 from .services import duplicate_archive, group_composite_create
 
 
-def _safe(target: str, fallback: str) -> str:
-    return target if target.startswith("/") and not target.startswith("//") else fallback
-
-
 def _messages_of(error: ValidationError) -> list[str]:
     if hasattr(error, "error_dict"):
         return [message for items in error.message_dict.values() for message in items]
@@ -59,7 +55,7 @@ def archive(request: HtmxHttpRequest, memory_pk: int):
             messages.error(request, message)
     else:
         messages.success(request, f"Archived #{memory.display_id}.")
-    return redirect(_safe(form.cleaned_data["next"], fallback))
+    return redirect(form.cleaned_data["next"] or fallback)
 
 
 def _group_memories(project: Project, raw_ids: list[str]) -> list[Memory]:

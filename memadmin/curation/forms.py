@@ -3,6 +3,7 @@
 from django import forms
 
 from memadmin.composites.models import Composite
+from memadmin.hidden_fields import LocalPathField
 from memadmin.taxonomy.selectors import category_names
 
 from .analysis import CANDIDATE_FLOOR, EMBEDDING_THRESHOLD, LEXICAL_THRESHOLD
@@ -48,7 +49,7 @@ class ArchiveForm(forms.Form):
     keep = forms.IntegerField(widget=forms.HiddenInput, required=False)
     expected_updated_at = forms.IntegerField(widget=forms.HiddenInput, required=False)
     reason = forms.CharField(required=False, max_length=500, label="Why (optional)")
-    next = forms.CharField(widget=forms.HiddenInput, required=False)
+    next = LocalPathField()  # the page to go back to; another site's cleans to ""
 
 
 class GroupForm(forms.Form):

@@ -4,7 +4,6 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from memadmin.accounts.roles import role_required
@@ -47,12 +46,12 @@ def conflict_resolve_view(request: HtmxHttpRequest, pk: int):
             add_service_error(form, error)
         else:
             messages.success(request, f"Conflict resolved: {CHOICES[keep]}.")
-            return redirect(_back_to(request, form.cleaned_data["next"], conflict.memory_id))
+            return redirect(_back_to(form.cleaned_data["next"], conflict.memory_id))
     stale = any(
         error.code in {"store_changed", "store_busy"}
         for error in form.errors.as_data().get("__all__", [])
     )
-    back = _back_to(request, form.data.get("next", ""), conflict.memory_id)
+    back = _back_to(form.cleaned_data.get("next", ""), conflict.memory_id)
     return render(
         request,
         "interop/conflict_resolve.html",
@@ -72,11 +71,9 @@ def conflict_resolve_view(request: HtmxHttpRequest, pk: int):
     )
 
 
-def _back_to(request: HtmxHttpRequest, target: str, memory_pk: int) -> str:
-    """Return the page the form was on, if it is this site's; else the memory's page."""
-    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
-        return target
-    return reverse("memories:detail", args=[memory_pk])
+def _back_to(target: str, memory_pk: int) -> str:
+    """Return the page the form was on (its `next`, this site's only); else the memory's page."""
+    return target or reverse("memories:detail", args=[memory_pk])
 
 
 @require_POST

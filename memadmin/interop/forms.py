@@ -7,6 +7,7 @@ the POST names stay `keep`, `content`, `next`, `version` and `confirm`.
 from django import forms
 from django.core.exceptions import ValidationError
 
+from memadmin.hidden_fields import LocalPathField
 from memadmin.memories.services import CONTENT_MAX_CHARS
 
 from .composite_conflict_services import CHOICES as COMPOSITE_CHOICES
@@ -34,7 +35,7 @@ class ConflictResolveForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 4, "required": True}),
         error_messages={"max_length": f"A memory holds at most {CONTENT_MAX_CHARS} characters."},
     )
-    next = forms.CharField(required=False, widget=forms.HiddenInput)
+    next = LocalPathField()
 
     def __init__(self, *args, conflict: SyncConflict, next_url: str = "", **kwargs):
         """Bind to one conflict: its own ids, memadmin's text to start the merge from."""

@@ -118,6 +118,20 @@ def test_archiving_one_of_a_pair_keeps_the_other(themed, client_as):
     assert Memory.objects.get(pk=pair[0].pk).status == "active"
 
 
+@pytest.mark.parametrize(
+    "target", ["https://evil.example/", "//evil.example/", "/\\evil.example/", "javascript:x"]
+)
+def test_an_archive_never_goes_back_off_this_site(themed, client_as, target):
+    """A `next` another site's (to a browser, `/\\host` is one) goes to the duplicates page."""
+    _, pair, _, _ = themed
+    url = reverse("curation:archive", args=[pair[1].pk])
+    response = client_as("editor").post(url, {"keep": pair[0].pk, "next": target})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("curation:duplicates", args=[pair[1].project_id])
+    pair[1].refresh_from_db()
+    assert pair[1].status == "archived"
+
+
 def test_archiving_a_memory_changed_since_the_page_is_refused(themed, client_as):
     """An archive posted with an older version of the memory is refused; nothing changes."""
     _, pair, _, _ = themed

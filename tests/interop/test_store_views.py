@@ -227,7 +227,9 @@ def test_each_form_of_a_conflict_sends_where_it_was_from_its_fields(client_as, c
         assert not find_all(sides, "input", id=True), url
 
 
-@pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example/", "javascript:x"])
+@pytest.mark.parametrize(
+    "target", ["https://evil.example/", "//evil.example/", "/\\evil.example/", "javascript:x"]
+)
 def test_a_next_off_this_site_goes_to_the_memory_instead(client_as, conflict, target):
     """A resolved conflict never sends the curator off this site: to the memory's page."""
     url = reverse("interop:conflict_resolve", args=[conflict.pk])

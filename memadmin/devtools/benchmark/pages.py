@@ -89,18 +89,26 @@ def time_page(client: Client, url: str) -> tuple[float, float, int]:
     response = client.get(url)
     if response.status_code != 200:
         raise RuntimeError(f"{url} answered {response.status_code}")
-    runs = []
-    queries = 0
-    for _ in range(REPEATS):
-        with CaptureQueriesContext(connection) as captured:
-            cpu = time.process_time()
-            start = time.perf_counter()
-            client.get(url)
-            runs.append((_ms(start), (time.process_time() - cpu) * 1000))
-        queries = len(captured)
-    wall = statistics.median(run[0] for run in runs)
-    cpu_ms = statistics.median(run[1] for run in runs)
-    return wall, cpu_ms, queries
+    return _medians([_timed_get(client, url) for _ in range(REPEATS)])
+
+
+def _timed_get(client: Client, url: str) -> tuple[float, float, int]:
+    """Return one request's server time, its CPU time (both in ms) and its queries."""
+    with CaptureQueriesContext(connection) as captured:
+        cpu = time.process_time()
+        start = time.perf_counter()
+        client.get(url)
+        timed = (_ms(start), (time.process_time() - cpu) * 1000)
+    return (*timed, len(captured))
+
+
+def _medians(runs: list[tuple[float, float, int]]) -> tuple[float, float, int]:
+    """Return the median server and CPU times of the runs, and the last run's queries."""
+    return (
+        statistics.median(run[0] for run in runs),
+        statistics.median(run[1] for run in runs),
+        runs[-1][2],
+    )
 
 
 def _clients() -> dict[str, Client]:
@@ -170,23 +178,18 @@ def _after_write(client: Client, store: BenchStore, counter: CounterChoice) -> P
     url = f"/ledger/{store.large.pk}/?counter={counter.name}"
     memory = Memory.objects.filter(project=store.large, status="active").order_by("pk").first()
     runs = []
-    queries = 0
     for step in range(AFTER_WRITE_REPEATS):
         memory = memory_update(
             memory=memory, actor="system", importance=40 + step, reason="benchmark write"
         )
-        with CaptureQueriesContext(connection) as captured:
-            cpu = time.process_time()
-            start = time.perf_counter()
-            client.get(url)
-            runs.append((_ms(start), (time.process_time() - cpu) * 1000))
-        queries = len(captured)
+        runs.append(_timed_get(client, url))
+    wall, cpu, queries = _medians(runs)
     return PageFigure(
         "ledger right after a write",
         "editor",
         store.large.memories.count(),
-        statistics.median(run[0] for run in runs),
-        statistics.median(run[1] for run in runs),
+        wall,
+        cpu,
         queries,
         "large",
     )
