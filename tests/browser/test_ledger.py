@@ -139,6 +139,39 @@ def test_a_merge_box_and_a_start_box_refresh_the_split(logged_in_page, live_serv
     assert page.locator("#id_boundary-1-start_error").count() == 0
 
 
+def test_typing_while_the_split_refreshes_is_kept_and_previewed(
+    logged_in_page, live_server, project
+):
+    """A start box changed while a refresh of the split is in flight keeps what was typed
+    when that refresh lands (htmx sends the second change's refresh only after it, reading
+    the box again), and the split is then previewed with it."""
+    memory = memory_create(
+        project=project, category="OPS_RULES", content=FRAGMENTABLE, actor="historian"
+    )
+    page = logged_in_page("editor")
+    page.goto(f"{live_server.url}/ledger/fragment/{memory.pk}/")
+    held = []
+
+    def hold_the_first(route):
+        if held:
+            route.continue_()
+        else:
+            held.append(route)  # answered below
+
+    page.route(re.compile(r"/ledger/fragment/\d+/\?"), hold_the_first)
+    page.get_by_label("into fragment 3", exact=True).check()  # a refresh, held in flight
+    page.locator("fieldset.fragment-split.htmx-request").wait_for()
+    start = page.get_by_label("Fragment 3 starts on line", exact=True)
+    assert start.input_value() == "4"
+    start.fill("5")
+    start.press("Tab")  # its refresh waits for the one in flight, and would send "4" again
+    held[0].continue_()
+    # The held refresh lands (one detail fewer); the typed start is kept, then previewed.
+    page.locator("#split-section small", has_text="lines 3 to 4").wait_for()
+    assert page.locator("#split-section h2").inner_text() == "3 details"
+    assert page.get_by_label("Fragment 3 starts on line", exact=True).input_value() == "5"
+
+
 def test_copy_puts_the_exact_block_on_the_clipboard(logged_in_page, live_server, store):
     """The Copy button copies the block as injected: escaped content stays escaped."""
     memory_create(
