@@ -17,7 +17,7 @@ from memadmin.taxonomy.selectors import category_names
 from .fragment_services import HEADER_IMPORTANCE
 
 SPLIT_MODES = [
-    ("auto", "automatically (headings, else list items, else paragraphs)"),
+    ("auto", "automatically"),
     ("headings", "at headings"),
     ("items", "at list items"),
     ("paragraphs", "at blank lines (paragraphs)"),
@@ -62,6 +62,9 @@ class SplitForm(forms.Form):
         label="Propose fragments",
         choices=SPLIT_MODES,
         widget=forms.Select(attrs={"id": "split-by"}),
+        # The choice stays short (a closed select shows no more than a phone's width).
+        help_text="Automatically: at headings if the text has any, else at list items, else "
+        "at blank lines.",
     )
 
     def __init__(self, *args, lines: int, **kwargs):

@@ -15,7 +15,7 @@ def select_on(mode: str) -> str:
         f'<option value="{value}"{" selected" if value == mode else ""}>{label}</option>'
         for value, label in SPLIT_MODES
     )
-    return f'<select name="by" id="split-by">{options}</select>'
+    return f'<select name="by" id="split-by" aria-describedby="id_by_helptext">{options}</select>'
 
 
 @pytest.mark.parametrize(("asked", "shown"), [("", "auto"), ("paragraphs", "paragraphs"),

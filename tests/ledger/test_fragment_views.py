@@ -89,6 +89,21 @@ def test_the_page_previews_the_proposed_split(client_as, long_memory):
     assert "4 details" in body
 
 
+def test_the_mode_choices_are_short_and_the_automatic_one_is_explained(client_as, long_memory):
+    """A closed select shows its choice in a phone's width: "automatically" says what it does
+    in the help text the select is described by."""
+    body = client_as("editor").get(url(long_memory)).content.decode()
+    select = find(body, "select", id="split-by")
+    assert [text(option) for option in find_all(select, "option")] == [
+        "automatically",
+        "at headings",
+        "at list items",
+        "at blank lines (paragraphs)",
+    ]
+    help_text = find(body, "small", id=attribute(select, "aria-describedby"))
+    assert text(help_text).startswith("Automatically: at headings if the text has any")
+
+
 def test_the_preview_counts_with_the_maps_counter_and_names_it(client_as, long_memory):
     """The fragment page sizes texts as the header map does, and says which counter that is."""
     body = client_as("editor").get(url(long_memory)).content.decode()
