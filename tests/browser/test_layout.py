@@ -3,6 +3,7 @@
 import pytest
 from django.core.management import call_command
 
+from memadmin.memories.services import memory_create
 from tests.page_walk import demo_extras, template_syntax, walk
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -113,3 +114,25 @@ def test_error_pages_carry_the_navigation(logged_in_page, live_server, path):
     if response.status == 403:
         assert "admin role" in page.locator(".error-message").inner_text()
     assert page.locator("main a[href='/']").count() >= 1
+
+
+def test_a_choice_among_radio_buttons_reads_as_text_under_a_bold_label(
+    logged_in_page, live_server, project
+):
+    """On curation's grouping page the head's choices are plain text; its legend and the
+    other fields' labels are bold."""
+    ids = [
+        memory_create(
+            project=project, category="OPS_RULES", content=f"Deploy rule {n}.", actor="agent"
+        ).pk
+        for n in range(2)
+    ]
+    page = logged_in_page("curator")
+    page.goto(f"{live_server.url}/curation/{project.pk}/group/?ids={ids[0]}&ids={ids[1]}")
+
+    def weight(locator) -> int:
+        return int(locator.evaluate("(element) => getComputedStyle(element).fontWeight"))
+
+    assert weight(page.locator("label:has(> input[type=radio])").first) == 400
+    assert weight(page.locator("fieldset.choices > legend")) == 600
+    assert weight(page.locator("label[for=id_title]")) == 600
