@@ -9,6 +9,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
+from memadmin.audit.reason_field import reason_field
 from memadmin.service_admin import ReadOnlyAdmin, ServiceAdmin
 
 from .forms import ROLE_CHOICES
@@ -32,7 +33,7 @@ class PersonAddForm(forms.ModelForm):
 
 class PersonRoleForm(forms.ModelForm):
     role = forms.ChoiceField(choices=ROLE_CHOICES)
-    reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
+    reason = reason_field()
 
     class Meta:
         model = User

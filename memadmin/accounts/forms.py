@@ -2,6 +2,8 @@
 
 from django import forms
 
+from memadmin.audit.reason_field import reason_field
+
 from .roles import ROLE_DESCRIPTIONS, ROLES
 
 ROLE_CHOICES = [(role, f"{role} ({ROLE_DESCRIPTIONS[role]})") for role in ROLES]
@@ -22,7 +24,7 @@ class RoleForm(forms.Form):
     """A person's new role and why. The people page holds one per person (`for_person`)."""
 
     role = forms.ChoiceField(choices=ROLE_CHOICES)
-    reason = forms.CharField(required=False, max_length=500)
+    reason = reason_field(help_text="")
 
     @classmethod
     def for_person(cls, person) -> "RoleForm":

@@ -3,6 +3,7 @@
 from django import forms
 from django.contrib import admin
 
+from memadmin.audit.reason_field import reason_field
 from memadmin.service_admin import ReadOnlyAdmin, ServiceAdmin
 
 from .models import Composite, CompositeMember, ReferenceSet
@@ -16,7 +17,7 @@ from .services import (
 
 
 class CompositeForm(forms.ModelForm):
-    reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
+    reason = reason_field()
 
     class Meta:
         model = Composite

@@ -8,6 +8,7 @@ import re
 from django import forms
 from django.core.exceptions import ValidationError
 
+from memadmin.audit.reason_field import reason_field
 from memadmin.core.numbers import parse_id
 from memadmin.memories.picker import MEMORY_HINT, SELECT_LIMIT, PickerInput
 from memadmin.number_fields import RowChoiceField, WholeNumberField
@@ -87,7 +88,7 @@ class CompositeCreateForm(MembersPickedForm):
         help_text="Memory ids in order, e.g. 12, 14, 15, or type a word of a memory's text to "
         "find it. You can add more later.",
     )
-    reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
+    reason = reason_field()
 
     def clean_head(self) -> int:
         ids = self.cleaned_data["head"]
@@ -159,13 +160,10 @@ class FreezeForm(forms.Form):
 
 
 class DeleteForm(forms.Form):
-    reason = forms.CharField(
-        required=False,
-        max_length=500,
+    reason = reason_field(
         label="Why (optional)",
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="Kept as the reason on the composite's history.",
-        error_messages={"max_length": "Keep the reason to %(limit_value)d characters at most."},
     )
     # composite_fingerprint of what the confirmation showed: the deletion is refused if it moved.
     # No length to check: any other text is another version, refused as such by the service.

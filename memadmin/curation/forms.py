@@ -2,6 +2,7 @@
 
 from django import forms
 
+from memadmin.audit.reason_field import reason_field
 from memadmin.composites.models import Composite
 from memadmin.hidden_fields import LocalPathField
 from memadmin.taxonomy.selectors import category_names
@@ -48,7 +49,7 @@ class ArchiveForm(forms.Form):
 
     keep = forms.IntegerField(widget=forms.HiddenInput, required=False)
     expected_updated_at = forms.IntegerField(widget=forms.HiddenInput, required=False)
-    reason = forms.CharField(required=False, max_length=500, label="Why (optional)")
+    reason = reason_field(label="Why (optional)", help_text="")
     next = LocalPathField()  # the page to go back to; another site's cleans to ""
 
 
@@ -68,7 +69,7 @@ class GroupForm(forms.Form):
     )
     header_category = forms.ChoiceField(required=False, label="Its category")
     title = forms.CharField(required=False, max_length=200)
-    reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
+    reason = reason_field()
 
     def __init__(self, *args, project, memories, **kwargs):
         super().__init__(*args, **kwargs)

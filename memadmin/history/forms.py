@@ -4,6 +4,7 @@ from collections.abc import Sequence
 
 from django import forms
 
+from memadmin.audit.reason_field import reason_field
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
 
@@ -91,7 +92,7 @@ class RevertForm(forms.Form):
     """
 
     version = WholeNumberField(min_value=1, widget=forms.HiddenInput)
-    reason = forms.CharField(required=False, max_length=500, label="Why")
+    reason = reason_field(label="Why", help_text="")
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("label_suffix", "")

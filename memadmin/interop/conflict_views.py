@@ -39,7 +39,7 @@ def conflict_resolve_view(request: HtmxHttpRequest, pk: int):
                 conflict=conflict,
                 keep=keep,
                 content=form.cleaned_data["content"],
-                reason=request.POST.get("reason", "")[:500],
+                reason=form.cleaned_data["reason"],
                 actor=request.user,
             )
         except ValidationError as error:
@@ -52,6 +52,7 @@ def conflict_resolve_view(request: HtmxHttpRequest, pk: int):
         for error in form.errors.as_data().get("__all__", [])
     )
     back = _back_to(form.cleaned_data.get("next", ""), conflict.memory_id)
+    merged = form.data.get("keep") == KEEP_MERGED
     return render(
         request,
         "interop/conflict_resolve.html",
@@ -59,16 +60,27 @@ def conflict_resolve_view(request: HtmxHttpRequest, pk: int):
             "conflict": conflict,
             "diff": conflict_diff(conflict),
             "refused": form,
-            # A refused merge keeps its text in the box; a refused side offers the merge afresh.
-            "merge_form": form
-            if form.data.get("keep") == KEEP_MERGED
-            else ConflictResolveForm(conflict=conflict, next_url=back),
-            "side_form": ConflictResolveForm.for_sides(conflict, back),
+            # A refused merge keeps its text in the box; a refused side keeps its reason in its
+            # own box and offers the merge afresh.
+            "merge_form": form if merged else ConflictResolveForm(conflict=conflict, next_url=back),
+            "side_form": _refused_side(conflict, back, None if merged else request.POST),
             "can_resolve": True,
             "next": back,
         },
         status=409 if stale else 400,
     )
+
+
+def _refused_side(conflict: SyncConflict, back: str, data) -> ConflictResolveForm:
+    """Return the side buttons' form: bound to a refused side post (its reason and error),
+    carrying `back`, the checked page to go back to, never the `next` posted."""
+    if data is None:
+        return ConflictResolveForm.for_sides(conflict, back)
+    data = data.copy()
+    data["next"] = back
+    side = ConflictResolveForm.for_sides(conflict, back, data)
+    side.is_valid()  # the errors it shows at its boxes
+    return side
 
 
 def _back_to(target: str, memory_pk: int) -> str:
@@ -90,7 +102,7 @@ def composite_conflict_resolve_view(request: HtmxHttpRequest, composite_pk: int)
             composite=composite,
             keep=keep,
             version=form.cleaned_data["version"],
-            reason=request.POST.get("reason", "")[:500],
+            reason=form.cleaned_data["reason"],
             actor=request.user,
         )
     except ValidationError as error:

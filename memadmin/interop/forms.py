@@ -7,6 +7,7 @@ the POST names stay `keep`, `content`, `next`, `version` and `confirm`.
 from django import forms
 from django.core.exceptions import ValidationError
 
+from memadmin.audit.reason_field import reason_field
 from memadmin.hidden_fields import LocalPathField
 from memadmin.memories.services import CONTENT_MAX_CHARS
 
@@ -36,6 +37,7 @@ class ConflictResolveForm(forms.Form):
         error_messages={"max_length": f"A memory holds at most {CONTENT_MAX_CHARS} characters."},
     )
     next = LocalPathField()
+    reason = reason_field()
 
     def __init__(self, *args, conflict: SyncConflict, next_url: str = "", **kwargs):
         """Bind to one conflict: its own ids, memadmin's text to start the merge from."""
@@ -52,12 +54,18 @@ class ConflictResolveForm(forms.Form):
         self.conflict = conflict
 
     @classmethod
-    def for_sides(cls, conflict: SyncConflict, next_url: str) -> "ConflictResolveForm":
-        """Return the form the two side buttons post: its `next` only, rendered without an id.
+    def for_sides(cls, conflict: SyncConflict, next_url: str, data=None) -> "ConflictResolveForm":
+        """Return the form the two side buttons post: its `next` and its reason box.
 
-        The buttons send `keep`; the merge form of the same conflict has the ids.
+        The buttons send `keep`. Its ids are the conflict's with `side-`, apart from the merge
+        form's; bound to a refused post (`data`), it shows the reason typed and its error.
         """
-        return cls(conflict=conflict, initial={"next": next_url}, auto_id=False)
+        return cls(
+            data,
+            conflict=conflict,
+            initial={"next": next_url},
+            auto_id=f"conflict-{conflict.pk}-side-%s",
+        )
 
     def clean(self):
         """Refuse a merge without a text: the service would refuse it too."""
@@ -83,6 +91,7 @@ class CompositeConflictResolveForm(forms.Form):
         },
     )
     version = forms.CharField(required=False, widget=forms.HiddenInput)
+    reason = reason_field()
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("auto_id", False)

@@ -2,6 +2,7 @@
 
 from django import forms
 
+from memadmin.audit.reason_field import reason_field
 from memadmin.core.contextdb.workspace_writing import MemberValues
 from memadmin.core.ledger.reader import SHARE_CATEGORIES
 from memadmin.projects.models import Project
@@ -34,7 +35,7 @@ class WorkspaceForm(forms.Form):
         required=False, max_length=500, label="Its display name", help_text="Default: its name."
     )
     add_display_path = forms.CharField(required=False, max_length=1000, label="Its display path")
-    reason = forms.CharField(required=False, max_length=500, label="Why (optional)")
+    reason = reason_field(label="Why (optional)", help_text="")
 
     def __init__(self, *args, workspace: Workspace, **kwargs):
         super().__init__(*args, **kwargs)

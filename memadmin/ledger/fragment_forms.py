@@ -11,6 +11,7 @@ import re
 
 from django import forms
 
+from memadmin.audit.reason_field import reason_field
 from memadmin.number_fields import WholeNumberField
 from memadmin.taxonomy.selectors import category_names
 
@@ -212,7 +213,7 @@ class FragmentForm(forms.Form):
     header_importance = WholeNumberField(
         label="Header importance", min_value=1, max_value=100, initial=HEADER_IMPORTANCE
     )
-    reason = forms.CharField(label="Why (for the history)", required=False, max_length=500)
+    reason = reason_field(label="Why (for the history)", help_text="")
 
     def __init__(self, *args, project, **kwargs):
         super().__init__(*args, **kwargs)

@@ -3,6 +3,7 @@
 from django import forms
 from django.db.models import Count
 
+from memadmin.audit.reason_field import reason_field
 from memadmin.core.numbers import ids_in, parse_id
 from memadmin.hidden_fields import LocalPathField
 from memadmin.number_fields import WholeNumberField
@@ -112,12 +113,9 @@ class BulkForm(ShownRowsForm):
         required=False, label="Category", widget=forms.Select(attrs={"id": "bulk-category"})
     )
     composite = CompositePickField(required=False, label="Composite")
-    reason = forms.CharField(
-        required=False,
-        max_length=500,
+    reason = reason_field(
         label="Why (optional)",
         help_text="Kept as the reason on the history of every memory this changes.",
-        error_messages={"max_length": "Keep the reason to %(limit_value)d characters at most."},
     )
     expected = WholeNumberField(required=False, widget=forms.HiddenInput, min_value=0)
     # The review's BulkPlan.fingerprint: the confirmation is refused if a row changed since.
@@ -211,7 +209,7 @@ class MergeForm(forms.Form):
         max_value=100,
         help_text="Empty: the highest of the sources'.",
     )
-    reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
+    reason = reason_field()
 
     def clean(self):
         """Show a refused `ids` above the form: it is the page's selection, not a box's."""

@@ -2,6 +2,7 @@
 
 from django import forms
 
+from memadmin.audit.reason_field import reason_field
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import category_names
@@ -53,7 +54,7 @@ class MemoryForm(forms.Form):
     scope = forms.ChoiceField(choices=Memory.Scope.choices, initial=Memory.Scope.PROJECT)
     shareable = forms.BooleanField(required=False)
     status = forms.ChoiceField(choices=Memory.Status.choices, initial=Memory.Status.ACTIVE)
-    reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
+    reason = reason_field()
     expected_updated_at = WholeNumberField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, project: Project, **kwargs):

@@ -3,6 +3,7 @@
 from django import forms
 from django.contrib import admin
 
+from memadmin.audit.reason_field import reason_field
 from memadmin.number_fields import CheckedJSONField
 from memadmin.service_admin import ReadOnlyAdmin, ServiceAdmin
 
@@ -18,7 +19,7 @@ class PackAdmin(ReadOnlyAdmin):
 
 
 class CategoryForm(forms.ModelForm):
-    reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
+    reason = reason_field()
 
     class Meta:
         model = Category

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from django import forms
 from django.core.exceptions import ValidationError
 
+from memadmin.audit.reason_field import reason_field
 from memadmin.core.numbers import INTEGER_MAX
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
@@ -58,7 +59,7 @@ class RevisionForm(forms.Form):
 
 
 class CriteriaForm(RevisionForm):
-    reason = forms.CharField(required=False, max_length=500, help_text="Why (kept in the history).")
+    reason = reason_field()
 
     def __init__(self, data=None, *, criteria: dict, revision: int, only: str | None = None):
         if only is not None and only not in FIELDS:

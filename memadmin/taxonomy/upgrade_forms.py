@@ -8,8 +8,9 @@ from collections.abc import Iterable
 
 from django import forms
 
+from memadmin.audit.reason_field import reason_field
+
 MAP_PREFIX = "map-"
-REASON_MAX = 500
 
 
 class UpgradeTargetForm(forms.Form):
@@ -71,10 +72,6 @@ class UpgradeApplyForm(forms.Form):
 
     # UpgradePlan.fingerprint of the plan shown: the upgrade is refused if the plan moved since.
     fingerprint = forms.CharField(max_length=64, widget=forms.HiddenInput)
-    reason = forms.CharField(
-        label="Why",
-        required=False,
-        max_length=REASON_MAX,
-        help_text="Optional; kept with the upgrade in the audit trail.",
-        error_messages={"max_length": "Keep the reason to %(limit_value)d characters at most."},
+    reason = reason_field(
+        label="Why", help_text="Optional; kept with the upgrade in the audit trail."
     )

@@ -66,7 +66,7 @@ def test_the_page_offers_both_sides_to_a_curator_only(conflicted, client_as):
     action = reverse("interop:composite_conflict_resolve", args=[composite.pk])
     form = find(section, "form", method="post", action=action)
     assert find(form, "input", type="hidden", name="version", value=conflict["version"])
-    assert [name for name, _ in submitted(form)] == ["csrfmiddlewaretoken", "version"]
+    assert [name for name, _ in submitted(form)] == ["csrfmiddlewaretoken", "version", "reason"]
     keeps = [
         attribute(button, "value")
         for button in find_all(form, "button", type="submit", name="keep")

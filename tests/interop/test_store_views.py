@@ -7,6 +7,7 @@ import sys
 import pytest
 from django.urls import reverse
 
+from memadmin.audit.models import AuditEvent
 from memadmin.interop.models import SyncConflict
 from memadmin.interop.store_writes import GATEWAY
 from memadmin.interop.sync_services import context_db_sync
@@ -211,20 +212,25 @@ def typed(textarea) -> str:
 
 def test_each_form_of_a_conflict_sends_where_it_was_from_its_fields(client_as, conflict):
     """The side buttons' form and the merge form carry `next` (and the merge its `keep`) from
-    the conflict's form, on both pages; only the merge form's controls have ids."""
+    the conflict's form, on both pages, with a reason box each; the side form's ids are apart."""
     client = client_as("curator")
     action = reverse("interop:conflict_resolve", args=[conflict.pk])
     detail = reverse("memories:detail", args=[conflict.memory_id])
     for url, back in ((reverse("interop:index"), "/interop/"), (detail, detail)):
         html = client.get(url).content.decode()
         sides, merge = find_all(html, "form", method="post", action=action)
-        assert submitted(sides)[1:] == [("next", back)], url
+        assert submitted(sides)[1:] == [("next", back), ("reason", "")], url
         assert submitted(merge)[1:] == [
             ("keep", "merged"),
             ("next", back),
             ("content", "Use the office VPN."),
+            ("reason", ""),
         ], url
-        assert not find_all(sides, "input", id=True), url
+        side_ids = [attribute(control, "id") for control in find_all(sides, "input", id=True)]
+        assert side_ids == [
+            f"conflict-{conflict.pk}-side-next",
+            f"conflict-{conflict.pk}-side-reason",
+        ]
 
 
 @pytest.mark.parametrize(
@@ -255,3 +261,53 @@ def test_an_editor_cannot_resolve_a_conflict(client_as, conflict):
     url = reverse("interop:conflict_resolve", args=[conflict.pk])
     assert client_as("editor").post(url, {"keep": "store"}).status_code == 403
     assert SyncConflict.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("data", "kept_text"),
+    [
+        ({"keep": "store"}, "Use the VPN, always."),
+        (
+            {"keep": "merged", "content": "Use the office VPN, always."},
+            "Use the office VPN, always.",
+        ),
+    ],
+)
+def test_the_reason_typed_at_a_choice_is_kept_on_its_audit_record(
+    client_as, conflict, data, kept_text
+):
+    """Both forms of a conflict offer a reason box; what is typed there is the record's reason."""
+    url = reverse("interop:conflict_resolve", args=[conflict.pk])
+    client = client_as("curator")
+    page = client.get(reverse("memories:detail", args=[conflict.memory_id])).content.decode()
+    forms = find_all(page, "form", method="post", action=url)
+    assert [[name for name, _ in submitted(form) if name == "reason"] for form in forms] == [
+        ["reason"],
+        ["reason"],
+    ]
+    response = client.post(url, data | {"reason": "The agent's text is the newer one."})
+    assert response.status_code == 302
+    assert synced(1).content == kept_text
+    event = AuditEvent.objects.get(action="conflict_resolved")
+    assert event.reason == "The agent's text is the newer one."
+
+
+@pytest.mark.parametrize("keep", ["store", "merged"])
+def test_too_long_a_reason_is_refused_and_nothing_changes(client_as, conflict, synced_store, keep):
+    """A reason over 500 characters is said, where it was typed, and nothing is resolved."""
+    url = reverse("interop:conflict_resolve", args=[conflict.pk])
+    data = {"keep": keep, "content": "Use the office VPN, always.", "reason": "x" * 501}
+    response = client_as("curator").post(url, data)
+    assert response.status_code == 400
+    html = response.content.decode()
+    box = (
+        f"conflict-{conflict.pk}-reason"
+        if keep == "merged"
+        else f"conflict-{conflict.pk}-side-reason"
+    )
+    assert "Keep the reason to 500 characters at most." in field_error(html, box)
+    assert attribute(find(html, "input", id=box), "value") == "x" * 501  # kept, to shorten
+    assert synced(1).content == "Use the office VPN."
+    assert store_row(synced_store, 1)["content"] == "Use the VPN, always."
+    assert SyncConflict.objects.filter(pk=conflict.pk).exists()
+    assert not AuditEvent.objects.filter(action="conflict_resolved").exists()
