@@ -37,7 +37,7 @@ class ConflictResolveForm(forms.Form):
         error_messages={"max_length": f"A memory holds at most {CONTENT_MAX_CHARS} characters."},
     )
     next = LocalPathField()
-    reason = reason_field()
+    reason = reason_field(label="Why this merged text")  # the side buttons' form: `for_sides`
 
     def __init__(self, *args, conflict: SyncConflict, next_url: str = "", **kwargs):
         """Bind to one conflict: its own ids, memadmin's text to start the merge from."""
@@ -60,12 +60,14 @@ class ConflictResolveForm(forms.Form):
         The buttons send `keep`. Its ids are the conflict's with `side-`, apart from the merge
         form's; bound to a refused post (`data`), it shows the reason typed and its error.
         """
-        return cls(
+        form = cls(
             data,
             conflict=conflict,
             initial={"next": next_url},
             auto_id=f"conflict-{conflict.pk}-side-%s",
         )
+        form.fields["reason"].label = "Why keep one side"
+        return form
 
     def clean(self):
         """Refuse a merge without a text: the service would refuse it too."""
