@@ -34,6 +34,7 @@ from .composite_publish import (
     memadmin_state,
     published,
     refused_error,
+    require_composite_tables,
     state_digest,
     store_state,
     write_state,
@@ -116,12 +117,9 @@ def _memadmin_kept(composite: Composite, link: StoreComposite, conflict: dict) -
     now = now_ms()
     try:
         with write_transaction(upstream, now) as tx:
-            if set(ddl.tables_present(tx.connection)) != set(ddl.TABLES):
-                raise ValidationError(
-                    f"{upstream.path} no longer has the composite tables; sync it again. "
-                    "Nothing was saved.",
-                    code="composites_tables_gone",
-                )
+            require_composite_tables(
+                tx.connection, upstream.path, again="sync it again", refusal=ValidationError
+            )
             current = store_state(tx.connection, link.upstream_id)
             if _digest(current) != conflict["store_digest"]:
                 raise ValidationError(_MOVED.format(row=link.upstream_id), code="store_changed")
@@ -168,14 +166,13 @@ def _store_row(link: StoreComposite) -> tuple[dict | None, list[dict]]:
     try:
         connection = open_readonly(Path(link.store.path), timeout=store_timeout())
         try:
-            if ddl.shape_difference(connection) or set(ddl.tables_present(connection)) != set(
-                ddl.TABLES
-            ):
-                raise ValidationError(
-                    f"{link.store.path} no longer has the composite tables; sync it again. "
-                    "Nothing was saved.",
-                    code="composites_tables_gone",
-                )
+            require_composite_tables(
+                connection,
+                link.store.path,
+                again="sync it again",
+                refusal=ValidationError,
+                shape=True,
+            )
             rows, members = ddl.rows_read(connection)
         finally:
             connection.close()

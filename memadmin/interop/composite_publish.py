@@ -46,6 +46,21 @@ class PublishRefused(StoreRefused):
         super().__init__(message, project=None, code=code)
 
 
+def require_composite_tables(
+    connection: sqlite3.Connection, path, *, again: str, refusal=PublishRefused, shape=False
+) -> None:
+    """Raise `refusal` ("composites_tables_gone") when the store lacks the composite tables,
+    or (with `shape`) holds them in another shape than the proposal's; `again` says what to
+    do ("publish again", "sync it again")."""
+    if set(ddl.tables_present(connection)) != set(ddl.TABLES) or (
+        shape and ddl.shape_difference(connection)
+    ):
+        raise refusal(
+            f"{path} no longer has the composite tables; {again}. Nothing was saved.",
+            code="composites_tables_gone",
+        )
+
+
 def state_digest(state: dict) -> str:
     """Return the digest of a composite's state in the store (type, head, cursor, members)."""
     shown = [state["type"], state["head"], state["cursor"], list(state["members"])]
@@ -297,12 +312,9 @@ class CompositeGateway:
         now = now_ms()
         try:
             with write_transaction(upstream, now) as tx:
-                if set(ddl.tables_present(tx.connection)) != set(ddl.TABLES):
-                    raise PublishRefused(
-                        f"{upstream.path} no longer has the composite tables; publish again "
-                        "(Import/export page). Nothing was saved.",
-                        code="composites_tables_gone",
-                    )
+                require_composite_tables(
+                    tx.connection, upstream.path, again="publish again (Import/export page)"
+                )
                 upstream_id = None if link is None else link.upstream_id
                 written = False
                 if link is not None:

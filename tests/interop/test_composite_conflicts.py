@@ -155,6 +155,22 @@ def test_an_unknown_side_is_refused_and_nothing_changes(conflicted, client_as, k
     assert not AuditEvent.objects.filter(action="composite_conflict_resolved").exists()
 
 
+@pytest.mark.parametrize("keep", ["memadmin", "store"])
+def test_a_store_whose_composite_tables_were_dropped_is_refused(conflicted, client_as, keep):
+    """The tables went after the sync: either side is refused, saying so; nothing changes."""
+    path, composite, _, conflict = conflicted
+    other_process(path, "DROP TABLE composite_members")
+    other_process(path, "DROP TABLE composites")
+    before = sha256(path)
+    response = resolve(client_as("curator"), composite, keep, conflict["version"])
+    assert response.status_code == 400
+    assert "no longer has the composite tables; sync it again" in response.content.decode()
+    assert sha256(path) == before
+    composite.refresh_from_db()
+    assert shown(composite) == ("theme", 1, [2, 3])
+    assert not AuditEvent.objects.filter(action="composite_conflict_resolved").exists()
+
+
 def test_a_composite_changed_here_since_the_page_is_refused(conflicted, client_as):
     """memadmin's composite moved after the page was shown: its version no longer holds."""
     path, composite, _, conflict = conflicted

@@ -184,6 +184,25 @@ def test_a_store_row_changed_by_another_process_refuses_the_edit(synced):
     assert store_composites(path) == [("alternatives", 1, 0, [2])]
 
 
+def test_a_store_whose_composite_tables_were_dropped_refuses_the_edit(synced):
+    """Another process dropped the tables after publishing: an edit is refused, saying so, and
+    nothing changes on either side (the tables are not made again behind the curator's back)."""
+    path, upstream, memories = synced
+    composites_publish(upstream=upstream, actor="system")
+    composite = composite_create(
+        head=memories[1], type="theme", members=[memories[2]], actor="agent"
+    )
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("DROP TABLE composite_members")
+    connection.execute("DROP TABLE composites")
+    connection.close()
+    before = sha256(path)
+    with pytest.raises(ValidationError, match="no longer has the composite tables; publish again"):
+        composite_member_add(composite=composite, members=[memories[3]], actor="agent")
+    assert list(composite.members.values_list("member_id", flat=True)) == [memories[2].pk]
+    assert sha256(path) == before
+
+
 def test_unpublishing_stops_the_writes_and_keeps_the_tables(synced):
     """After unpublishing, composite edits stay in memadmin and the tables stay as they were."""
     path, upstream, memories = synced

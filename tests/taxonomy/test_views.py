@@ -250,7 +250,9 @@ def test_the_full_form_names_a_too_long_reason_at_its_box(project, client_as):
         reverse("taxonomy:edit", args=[project.pk, "OPS_RULES"]), data
     )
     assert response.status_code == 400
-    assert "Keep the reason to 500 characters at most." in field_error(response.content.decode(), "id_reason")
+    assert "Keep the reason to 500 characters at most." in field_error(
+        response.content.decode(), "id_reason"
+    )
     assert not category_by_name(project, "OPS_RULES").is_overridden
 
 
