@@ -311,3 +311,20 @@ def test_too_long_a_reason_is_refused_and_nothing_changes(client_as, conflict, s
     assert store_row(synced_store, 1)["content"] == "Use the VPN, always."
     assert SyncConflict.objects.filter(pk=conflict.pk).exists()
     assert not AuditEvent.objects.filter(action="conflict_resolved").exists()
+
+
+def test_a_merged_text_another_memory_has_is_refused_at_its_box(client_as, conflict, synced_store):
+    """The merge would make two identical memories of the category: refused at the box with
+    the other memory named, the text kept, nothing written on either side."""
+    url = reverse("interop:conflict_resolve", args=[conflict.pk])
+    other = synced(2)
+    response = client_as("curator").post(url, {"keep": "merged", "content": other.content})
+    assert response.status_code == 400
+    html = response.content.decode()
+    box = f"conflict-{conflict.pk}-content"
+    assert "An identical memory already exists in" in field_error(html, box)
+    assert typed(find(html, "textarea", id=box)) == other.content
+    assert synced(1).content == "Use the office VPN."
+    assert store_row(synced_store, 1)["content"] == "Use the VPN, always."
+    assert SyncConflict.objects.filter(pk=conflict.pk).exists()
+    assert not AuditEvent.objects.filter(action="conflict_resolved").exists()
