@@ -34,7 +34,11 @@ class TokenCounter(Protocol):
     """Anything that names itself and counts the tokens of a text.
 
     A counter may also offer ``count_many(texts) -> list[int]``, the count of each text in
-    order; an assembly then counts its lines in bulk (see ``prepared.count_all``).
+    order; an assembly then counts its lines in bulk (see ``prepared.count_all``). And it
+    may offer ``count_memories(memories) -> list[int]``, the count of each memory's plain
+    line (``#id: content\n``, as ``render.counted_lines`` makes it with no suffix), in
+    order: a counter that keeps counts by (id, content digest) renders only the lines it
+    does not know (see ``prepared.count_lines``).
     """
 
     name: str
@@ -77,6 +81,10 @@ class LedgerMemory(NamedTuple):
     # (column, value) pairs the store holds that memadmin could not keep as they are (a NULL
     # source_type, a text timestamp...): the plugin's reader sees these, not memadmin's.
     unread: tuple = ()
+    # A 64-bit digest of ``content`` (memadmin stores one with each memory), or None when
+    # unknown. With one, a plain line's stored count is found by (id, digest), the line
+    # never rendered (see ``TokenCounter``); whoever changes ``content`` drops it.
+    content_digest: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

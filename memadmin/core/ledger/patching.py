@@ -217,9 +217,23 @@ def _forget_orders(store) -> None:
 
 
 def _patch_costs(store, previous, news: list[LedgerMemory]) -> None:
+    from .prepared import count_all, count_lines
+
     store._costs = {}
     for (counter_id, mode), (counter, costs) in previous._costs.items():
         costs = dict(costs)
+        if getattr(counter, "count_memories", None) is not None:
+            # No line rendered but the headers' (see ``PreparedStore._memory_costs``).
+            suffixed = store._suffixes if mode == "headers" else {}
+            heads = [memory for memory in news if memory.id in suffixed]
+            rest = [memory for memory in news if memory.id not in suffixed]
+            headers = [store._header_lines()[memory.id] for memory in heads]
+            costs.update(zip(map(attrgetter("id"), rest), count_lines(counter, rest), strict=True))
+            costs.update(
+                zip(map(attrgetter("id"), heads), count_all(counter, headers), strict=True)
+            )
+            store._costs[counter_id, mode] = (counter, costs)
+            continue
         lines = [
             store._header_lines()[memory.id]
             if mode == "headers" and memory.id in store._suffixes

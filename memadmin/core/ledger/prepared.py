@@ -29,6 +29,18 @@ def count_all(counter: TokenCounter, texts: list[str]) -> list[int]:
     return list(map(counter.count, texts))
 
 
+def count_lines(counter: TokenCounter, memories: list[LedgerMemory]) -> list[int]:
+    """Return the count of each memory's plugin-mode line (``counted_lines`` with no suffix).
+
+    A counter with ``count_memories`` is given the memories (it renders only the lines it
+    does not know, see ``TokenCounter``); any other counts the rendered lines.
+    """
+    count_memories = getattr(counter, "count_memories", None)
+    if count_memories is not None:
+        return count_memories(memories)
+    return count_all(counter, counted_lines(memories, {}))
+
+
 class PreparedStore:
     """Memories and composites prepared for assembly (see ``assembly.assemble``).
 
@@ -108,6 +120,21 @@ class PreparedStore:
             *self._header_lines().values(),
         ]
 
+    def counted(self) -> tuple[list[LedgerMemory], list[str]]:
+        """Return what an assembly of this store counts, in either mode, without its lines:
+        the memories whose plugin-mode line it counts (every one), and the other texts.
+
+        Those are the wrapper, the tags of each category and, for a header with eligible
+        details, its line as headers mode renders it: ``texts()`` less the memories' lines,
+        for a counter that counts a memory's line without it (``count_lines``).
+        """
+        categories = sorted({memory.category for memory in self.memories})
+        return self.memories, [
+            WRAPPER_TEXT,
+            *map(category_tags_text, categories),
+            *self._header_lines().values(),
+        ]
+
     def costs(self, counter: TokenCounter, mode: Mode) -> dict[int, int]:
         """Return the cost of each memory's line in that mode, by id (counted once)."""
         known = self._costs.get((id(counter), mode))
@@ -118,10 +145,26 @@ class PreparedStore:
             headers = self._header_lines()
             costs = dict(plugin[1])
             costs.update(zip(headers, count_all(counter, list(headers.values())), strict=True))
+        elif getattr(counter, "count_memories", None) is not None:
+            costs = self._memory_costs(counter, mode)
         else:
             costs = dict(zip(self._ids(), count_all(counter, self.lines(mode)), strict=True))
         # Keyed by the counter's identity (a counter need not be hashable), kept alive with it.
         self._costs[id(counter), mode] = (counter, costs)
+        return costs
+
+    def _memory_costs(self, counter: TokenCounter, mode: Mode) -> dict[int, int]:
+        """Return ``costs`` made by ``count_lines`` (no line rendered but the headers').
+
+        In headers mode a header with eligible details then costs its line's text (with the
+        suffix), as plugin mode's costs are made headers mode's above; its plugin-mode line
+        is counted too (``counted`` names it: a warm read knows it, and plugin mode's
+        assembly needs it), which is cheaper than leaving the headers out.
+        """
+        costs = dict(zip(self._ids(), count_lines(counter, self.memories), strict=True))
+        if mode == "headers" and self._suffixes:
+            headers = self._header_lines()
+            costs.update(zip(headers, count_all(counter, list(headers.values())), strict=True))
         return costs
 
     def _ids(self) -> list[int]:
