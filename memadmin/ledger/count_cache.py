@@ -279,21 +279,30 @@ class PreloadedCounter:
         keys = _key_array(self.store.label, texts)
         return self._filled(keys, None, lambda at: texts[at])
 
-    def count_memories(self, memories: Sequence[LedgerMemory]) -> list[int]:
+    def count_memories(
+        self, memories: Sequence[LedgerMemory], unneeded: Collection[int] = ()
+    ) -> list[int | None]:
         """Return the count of each memory's plugin-mode line, in order (see `memory_keys`).
 
-        Only a line whose count is unknown is rendered, to be counted.
+        Only a line whose count is unknown is rendered, to be counted; that of a memory
+        whose id is `unneeded` is not (None in its place: headers mode costs a header by its
+        line with its details).
         """
         keyed = self._keyed.pop(id(memories), None)
         if keyed is not None and keyed[0] is memories and len(keyed[1]) == len(memories):
             _, keys, counts = keyed
         else:
             keys, counts = memory_keys(self.store.label, memories), None
-        return self._filled(keys, counts, lambda at: counted_lines((memories[at],), {})[0])
 
-    def _filled(self, keys: np.ndarray, counts: list | None, text_at) -> list[int]:
+        def text_at(at: int) -> str | None:
+            memory = memories[at]
+            return None if memory.id in unneeded else counted_lines((memory,), {})[0]
+
+        return self._filled(keys, counts, text_at)
+
+    def _filled(self, keys: np.ndarray, counts: list | None, text_at) -> list:
         """Return `counts` (looked up by key when None) with each unknown one (None) known
-        since or counted now, its text made by `text_at(position)`."""
+        since or counted now, its text made by `text_at(position)` (None: left unknown)."""
         if counts is None:
             counts = list(map(self.by_key.get, keys.tolist()))
         if None in counts:
@@ -301,7 +310,9 @@ class PreloadedCounter:
                 if known is None:
                     key = int(keys[at])
                     known = self.by_key.get(key)  # the same text twice: counted once
-                    counts[at] = known if known is not None else self._counted(key, text_at(at))
+                    if known is None and (text := text_at(at)) is not None:
+                        known = self._counted(key, text)
+                    counts[at] = known
         return counts
 
     def _counted(self, key: int, text: str) -> int:

@@ -351,3 +351,16 @@ def test_a_workspace_members_memory_is_counted_by_its_line_with_its_source(tmp_p
     warm = ledger_preview(project, counter=CounterChoice(warm_counter), **options)
     assert warm_counter.texts == []
     assert warm.results["plugin"].to_json() == cold.results["plugin"].to_json()
+
+
+def test_headers_mode_alone_counts_no_headers_plain_line(project, sop):
+    """Headers mode costs a header by its line with its details: a cold headers-only preview
+    counts that line, and not the header's plain one (plugin mode's), as before."""
+    counter = RecordingCounter()
+    ledger_preview(
+        project, budget=4000, counter=CounterChoice(counter), now_ms=NOW, modes=("headers",)
+    )
+    header = sop["header"]
+    assert _line(header.pk, header.content) not in counter.texts
+    assert any(text.startswith(f"#{header.pk}: Release SOP") for text in counter.texts)
+    assert len(counter.texts) == len(set(counter.texts))

@@ -35,10 +35,11 @@ class TokenCounter(Protocol):
 
     A counter may also offer ``count_many(texts) -> list[int]``, the count of each text in
     order; an assembly then counts its lines in bulk (see ``prepared.count_all``). And it
-    may offer ``count_memories(memories) -> list[int]``, the count of each memory's plain
-    line (``#id: content\n``, as ``render.counted_lines`` makes it with no suffix), in
-    order: a counter that keeps counts by (id, content digest) renders only the lines it
-    does not know (see ``prepared.count_lines``).
+    may offer ``count_memories(memories, unneeded=()) -> list[int | None]``, the count of
+    each memory's plugin-mode line (as ``render.counted_lines`` makes it with no suffix), in
+    order, None allowed for a memory whose id is ``unneeded``: a counter that keeps counts
+    by (id, content digest) renders only the lines it does not know (see
+    ``PreparedStore.costs``).
     """
 
     name: str

@@ -217,7 +217,7 @@ def _forget_orders(store) -> None:
 
 
 def _patch_costs(store, previous, news: list[LedgerMemory]) -> None:
-    from .prepared import count_all, count_lines
+    from .prepared import count_all
 
     store._costs = {}
     for (counter_id, mode), (counter, costs) in previous._costs.items():
@@ -228,7 +228,8 @@ def _patch_costs(store, previous, news: list[LedgerMemory]) -> None:
             heads = [memory for memory in news if memory.id in suffixed]
             rest = [memory for memory in news if memory.id not in suffixed]
             headers = [store._header_lines()[memory.id] for memory in heads]
-            costs.update(zip(map(attrgetter("id"), rest), count_lines(counter, rest), strict=True))
+            counts = counter.count_memories(rest)
+            costs.update(zip(map(attrgetter("id"), rest), counts, strict=True))
             costs.update(
                 zip(map(attrgetter("id"), heads), count_all(counter, headers), strict=True)
             )

@@ -29,18 +29,6 @@ def count_all(counter: TokenCounter, texts: list[str]) -> list[int]:
     return list(map(counter.count, texts))
 
 
-def count_lines(counter: TokenCounter, memories: list[LedgerMemory]) -> list[int]:
-    """Return the count of each memory's plugin-mode line (``counted_lines`` with no suffix).
-
-    A counter with ``count_memories`` is given the memories (it renders only the lines it
-    does not know, see ``TokenCounter``); any other counts the rendered lines.
-    """
-    count_memories = getattr(counter, "count_memories", None)
-    if count_memories is not None:
-        return count_memories(memories)
-    return count_all(counter, counted_lines(memories, {}))
-
-
 class PreparedStore:
     """Memories and composites prepared for assembly (see ``assembly.assemble``).
 
@@ -126,7 +114,8 @@ class PreparedStore:
 
         Those are the wrapper, the tags of each category and, for a header with eligible
         details, its line as headers mode renders it: ``texts()`` less the memories' lines,
-        for a counter that counts a memory's line without it (``count_lines``).
+        for a counter that counts a memory's line without it (``count_memories``, see
+        ``TokenCounter``).
         """
         categories = sorted({memory.category for memory in self.memories})
         return self.memories, [
@@ -154,17 +143,19 @@ class PreparedStore:
         return costs
 
     def _memory_costs(self, counter: TokenCounter, mode: Mode) -> dict[int, int]:
-        """Return ``costs`` made by ``count_lines`` (no line rendered but the headers').
+        """Return ``costs`` made by the counter's ``count_memories`` (no line rendered but
+        the headers' and those it must count).
 
-        In headers mode a header with eligible details then costs its line's text (with the
+        In headers mode a header with eligible details costs its line's text (with the
         suffix), as plugin mode's costs are made headers mode's above; its plugin-mode line
-        is counted too (``counted`` names it: a warm read knows it, and plugin mode's
-        assembly needs it), which is cheaper than leaving the headers out.
+        is not counted unless known (``unneeded``).
         """
-        costs = dict(zip(self._ids(), count_lines(counter, self.memories), strict=True))
-        if mode == "headers" and self._suffixes:
-            headers = self._header_lines()
-            costs.update(zip(headers, count_all(counter, list(headers.values())), strict=True))
+        if mode != "headers" or not self._suffixes:
+            return dict(zip(self._ids(), counter.count_memories(self.memories), strict=True))
+        headers = self._header_lines()
+        counts = counter.count_memories(self.memories, unneeded=headers)
+        costs = dict(zip(self._ids(), counts, strict=True))
+        costs.update(zip(headers, count_all(counter, list(headers.values())), strict=True))
         return costs
 
     def _ids(self) -> list[int]:
