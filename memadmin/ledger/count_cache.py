@@ -13,9 +13,11 @@ source and no suffix), is fully determined by its id and content, and memadmin s
 64-bit digest of every memory's content (`MemorySize.content_digest`, read with the
 memory as `LedgerMemory.content_digest`): its key (`memory_keys`) is a mix of the label's
 seed, the id and that digest, made with numpy over all of a store's memories at once, so
-a warm read renders and hashes no line. Every other text (the wrapper, a category's tags,
-a header line with its details, the line of a memory with a source or of one whose digest
-is unknown) is keyed by `text_keys`: XXH3-64 of the text's UTF-8, seeded by the label.
+a warm read renders and hashes no line. A header's line in headers mode, the same line
+ending with the ids of its details (`core.ledger.headers`), is keyed by its plain line's
+key mixed with XXH3-64 of that suffix (`header_keys`). Every other text (the wrapper, a
+category's tags, the line of a memory with a source or of one whose digest is unknown) is
+keyed by `text_keys`: XXH3-64 of the text's UTF-8, seeded by the label.
 
 Either key is a whole number that is the table's primary key (on SQLite its rowid), which
 the database finds about three times as fast as a 64-character digest in an index. Two
@@ -27,7 +29,7 @@ their MD5 by chance with odds of the same kind.
 """
 
 import json
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from itertools import compress, repeat
 from operator import attrgetter
 
@@ -145,6 +147,42 @@ def memory_keys(label: str, memories: Sequence[LedgerMemory]) -> np.ndarray:
     others = [memory for memory, keyed in zip(memories, plain, strict=True) if not keyed]
     keys[~mask] = _key_array(label, counted_lines(others, {}))
     return keys
+
+
+def header_keys(
+    label: str, memories: Sequence[LedgerMemory], suffixes: Mapping[int, str]
+) -> np.ndarray:
+    """Return the key of each memory's line ending with its suffix (`#id: content{suffix}\n`,
+    a header's line in headers mode), in order, as an array of int64.
+
+    A plain one (`is_plain`) is keyed by its plain line's key and XXH3-64 of its suffix,
+    mixed (`mix(line key ^ suffix hash)`), never rendered; any other is rendered and keyed by
+    its text (`text_keys`).
+    """
+    ids = list(map(_id_of, memories))
+    digests = list(map(_digest_of, memories))
+    if None not in digests and not any(map(_source_of, memories)):
+        return _suffixed(line_keys(label, ids, digests), map(suffixes.__getitem__, ids))
+    plain = list(map(is_plain, memories))
+    keys = np.empty(len(memories), dtype=np.int64)
+    mask = np.fromiter(plain, dtype=bool, count=len(memories))
+    known = list(compress(memories, plain))
+    lines = line_keys(label, list(map(_id_of, known)), list(map(_digest_of, known)))
+    keys[mask] = _suffixed(lines, (suffixes[memory.id] for memory in known))
+    others = [memory for memory, keyed in zip(memories, plain, strict=True) if not keyed]
+    keys[~mask] = _key_array(label, counted_lines(others, suffixes))
+    return keys
+
+
+def _suffixed(lines: np.ndarray, suffixes: Iterable[str]) -> np.ndarray:
+    """Return the keys of lines ending with these suffixes, from their plain lines' keys."""
+    suffixes = list(suffixes)
+    try:
+        hashes = np.fromiter(map(_xxh3_64, map(str.encode, suffixes)), np.uint64, len(suffixes))
+    except UnicodeEncodeError:  # a lone surrogate (not in a suffix of ids, but surely kept)
+        encoded = (suffix.encode("utf-8", "surrogatepass") for suffix in suffixes)
+        hashes = np.fromiter(map(_xxh3_64, encoded), np.uint64, len(suffixes))
+    return _mix(lines.view(np.uint64) ^ hashes).view(np.int64)
 
 
 class CountStore:
@@ -300,6 +338,18 @@ class PreloadedCounter:
 
         return self._filled(keys, counts, text_at)
 
+    def count_headers(
+        self, memories: Sequence[LedgerMemory], suffixes: Mapping[int, str]
+    ) -> list[int]:
+        """Return the count of each memory's line ending with its suffix, in order (see
+        `header_keys`). Only a line whose count is unknown is rendered, to be counted."""
+        keyed = self._keyed.pop(id(memories), None)
+        if keyed is not None and keyed[0] is memories and len(keyed[1]) == len(memories):
+            _, keys, counts = keyed
+        else:
+            keys, counts = header_keys(self.store.label, memories, suffixes), None
+        return self._filled(keys, counts, lambda at: counted_lines((memories[at],), suffixes)[0])
+
     def _filled(self, keys: np.ndarray, counts: list | None, text_at) -> list:
         """Return `counts` (looked up by key when None) with each unknown one (None) known
         since or counted now, its text made by `text_at(position)` (None: left unknown)."""
@@ -352,20 +402,25 @@ def counts_for(
     counter: TokenCounter,
     texts: Iterable[str],
     memories: Sequence[Sequence[LedgerMemory]] = (),
+    headers: Sequence[tuple[Sequence[LedgerMemory], Mapping[int, str]]] = (),
 ) -> tuple[PreloadedCounter, CountStore]:
-    """Return a counter that knows the counts of these texts and of the lines of these lists
-    of memories (plugin mode's, see `memory_keys`), and its store.
+    """Return a counter that knows the counts of these texts, of the lines of these lists
+    of memories (plugin mode's, see `memory_keys`) and of these lists of headers' lines with
+    their suffixes (see `header_keys`), and its store.
 
     Counts this process already knows cost nothing; the others are read from the database
     in one query (none when every count is known). Call `store.save()` after counting to
-    keep what was counted anew. The first `count_memories` of one of these very lists uses
-    the keys made here (`forget_keys` lets them go).
+    keep what was counted anew. The first `count_memories` (or `count_headers`) of one of
+    these very lists uses the keys and counts read here (`forget_keys` lets them go).
     """
     store = CountStore(counter)
-    by_key = remembered(store.label)
+    label = store.label
+    by_key = remembered(label)
     texts = texts if isinstance(texts, Collection) else list(texts)
-    keyed = {id(listed): (listed, memory_keys(store.label, listed)) for listed in memories}
-    keys = np.concatenate([*(keys for _, keys in keyed.values()), _key_array(store.label, texts)])
+    keyed = {id(listed): (listed, memory_keys(label, listed)) for listed in memories}
+    for listed, suffixes in headers:
+        keyed[id(listed)] = (listed, header_keys(label, listed, suffixes))
+    keys = np.concatenate([*(keys for _, keys in keyed.values()), _key_array(label, texts)])
     everything = not by_key  # a new process: every key is read, and the read says all
     if by_key:
         keys = [key for key in keys.tolist() if key not in by_key]

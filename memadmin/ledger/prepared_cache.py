@@ -122,15 +122,17 @@ class PreparedEntry:
         stores = {id(read.store): read.store for read in reads.values()}.values()
         cached = self.counters.get(label)
         if cached is None:
-            # Each memory's line is keyed by its id and content digest, rendered only if
-            # it must be counted; the other texts (wrapper, tags, headers) by their text.
-            memories, texts = [], {}
+            # Each memory's line (a header's with its details too) is keyed by its id and
+            # content digest, rendered only if it must be counted; the wrapper and the
+            # tags by their text.
+            memories, headers, texts = [], [], {}
             for store in stores:
-                counted, other = store.counted()
-                memories.append(counted)
-                texts.update(dict.fromkeys(other))
-            cached, _ = counts_for(counter, list(texts), memories)
-            del memories, texts
+                counted = store.counted()
+                memories.append(counted.memories)
+                headers.append((counted.headers, counted.suffixes))
+                texts.update(dict.fromkeys(counted.texts))
+            cached, _ = counts_for(counter, list(texts), memories, headers)
+            del memories, headers, texts, counted
             self.counters[label] = cached
         results = {}
         made = False

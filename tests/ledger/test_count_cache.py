@@ -14,6 +14,7 @@ from memadmin.ledger.count_cache import (
     cache_label,
     counts_for,
     forget_counts,
+    header_keys,
     line_keys,
     memory_keys,
     text_keys,
@@ -260,7 +261,7 @@ def test_a_line_is_keyed_by_id_and_digest_under_each_label_apart():
 
 @pytest.fixture
 def rendered(monkeypatch):
-    """Record the ids of the memories whose plain line (no suffix) is rendered, everywhere."""
+    """Record the ids of the memories whose line is rendered (with a suffix or not), anywhere."""
     from memadmin.core.ledger import patching, prepared, render
     from memadmin.ledger import count_cache
 
@@ -269,7 +270,7 @@ def rendered(monkeypatch):
 
     def recording(memories, suffixes):
         memories = list(memories)
-        ids.extend(memory.id for memory in memories if memory.id not in suffixes)
+        ids.extend(memory.id for memory in memories)
         return real(memories, suffixes)
 
     for module in (prepared, patching, count_cache):
@@ -278,8 +279,9 @@ def rendered(monkeypatch):
 
 
 def test_a_warm_preview_renders_only_the_lines_it_injects(project, sop, remember, rendered):
-    """A new process with every count stored: the counter counts nothing, no memory's plain
-    line is rendered but those injected, and the result is the cold one's, in every mode."""
+    """A new process with every count stored: the counter counts nothing, no memory's line
+    (a header's with its details included) is rendered but those injected, and the result is
+    the cold one's, in every mode."""
     for n in range(40):
         filler = f"Filler memory {n} & <more>, 東京 🚀. " + "Words of padding. " * 10
         remember(filler, category="ENV_STATE", importance=10)
@@ -364,3 +366,21 @@ def test_headers_mode_alone_counts_no_headers_plain_line(project, sop):
     assert _line(header.pk, header.content) not in counter.texts
     assert any(text.startswith(f"#{header.pk}: Release SOP") for text in counter.texts)
     assert len(counter.texts) == len(set(counter.texts))
+
+
+def test_a_headers_line_is_keyed_by_its_plain_key_and_its_details():
+    """A header's line with its details has its own key, another for other details; one with
+    a source or no digest is keyed by its whole line's text."""
+    header = LedgerMemory(3, "C", "SOP <x>", "active", 50, None, None, 1, None, 1)
+    known = header._replace(content_digest=content_digest64("SOP <x>"))
+    suffixes = {3: " (details: #4, #5)"}
+    (plain,) = memory_keys("heuristic", [known]).tolist()
+    (keyed,) = header_keys("heuristic", [known], suffixes).tolist()
+    (other,) = header_keys("heuristic", [known], {3: " (details: #4)"}).tolist()
+    assert len({plain, keyed, other}) == 3
+    assert header_keys("claude@1.0.6", [known], suffixes).tolist() != [keyed]
+    sourced = known._replace(source_name="web")
+    assert header_keys("heuristic", [header, sourced, known], suffixes).tolist() == [
+        *text_keys("heuristic", counted_lines([header, sourced], suffixes)),
+        keyed,
+    ]

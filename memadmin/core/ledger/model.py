@@ -39,7 +39,9 @@ class TokenCounter(Protocol):
     each memory's plugin-mode line (as ``render.counted_lines`` makes it with no suffix), in
     order, None allowed for a memory whose id is ``unneeded``: a counter that keeps counts
     by (id, content digest) renders only the lines it does not know (see
-    ``PreparedStore.costs``).
+    ``PreparedStore.costs``). Such a counter may also offer ``count_headers(memories,
+    suffixes) -> list[int]``, the count of each memory's line ending with its suffix (a
+    header's line in headers mode, see ``headers``).
     """
 
     name: str

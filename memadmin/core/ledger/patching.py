@@ -104,6 +104,7 @@ def patched(
     store.reasons = reasons
     store.details = previous.details
     store._suffixes = previous._suffixes
+    store._heads = None  # made again from the new memories when asked
     store._promoted = dict(previous._promoted)
     store._donor = None  # its lines are the previous store's
     _patch_lines(store, previous, positions, news)
@@ -227,12 +228,14 @@ def _patch_costs(store, previous, news: list[LedgerMemory]) -> None:
             suffixed = store._suffixes if mode == "headers" else {}
             heads = [memory for memory in news if memory.id in suffixed]
             rest = [memory for memory in news if memory.id not in suffixed]
-            headers = [store._header_lines()[memory.id] for memory in heads]
             counts = counter.count_memories(rest)
             costs.update(zip(map(attrgetter("id"), rest), counts, strict=True))
-            costs.update(
-                zip(map(attrgetter("id"), heads), count_all(counter, headers), strict=True)
-            )
+            count_headers = getattr(counter, "count_headers", None)
+            if count_headers is not None:
+                counts = count_headers(heads, suffixed)
+            else:
+                counts = count_all(counter, counted_lines(heads, suffixed))
+            costs.update(zip(map(attrgetter("id"), heads), counts, strict=True))
             store._costs[counter_id, mode] = (counter, costs)
             continue
         lines = [

@@ -70,8 +70,10 @@ def time_assembly(
     cpu_start = time.process_time()
     prepared = PreparedStore(inputs.memories, inputs.composites, now_ms=now_ms())
     began = time.perf_counter()
-    memories, texts = prepared.counted()
-    cached, store = counts_for(counter.counter, texts, [memories])
+    counted = prepared.counted()
+    cached, store = counts_for(
+        counter.counter, counted.texts, [counted.memories], [(counted.headers, counted.suffixes)]
+    )
     read_ms = _ms(began)
     result: LedgerResult = assemble_prepared(
         prepared, budget=BUDGET_DEFAULT, counter=cached, mode=mode
