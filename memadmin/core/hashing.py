@@ -23,3 +23,15 @@ def normalized_hash(content: str) -> str:
 def content_digest(text: str) -> str:
     """Return a SHA-256 hex digest of the exact text (cache keys, snapshots)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def content_digest64(text: str) -> int:
+    """Return the 64-bit digest memadmin stores with each memory (`MemorySize.content_digest`).
+
+    The first 8 bytes of the MD5 of the text's UTF-8, read as a signed big-endian integer:
+    what PostgreSQL computes natively as ``('x' || substr(md5(t), 1, 16))::bit(64)::bigint``
+    (see `memadmin.memories.sizes`), so both engines store the same number for a text. A
+    lone surrogate (which has no UTF-8) is encoded as it stands ("surrogatepass").
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.md5(data).digest()[:8], "big", signed=True)

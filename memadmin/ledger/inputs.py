@@ -38,6 +38,9 @@ MEMORY_FIELDS = (
     "shareable",
     "first_seen_at",
     "created_at",
+    # The content's digest, kept with its size (`MemorySize`, a LEFT JOIN: None for a row
+    # without one): the key of the line's stored token count (ledger.count_cache).
+    "size__content_digest",
 )
 
 
@@ -118,6 +121,7 @@ def memory_rows(project: Project, pks: Sequence[int] | None = None) -> list[tupl
             share,
             made if first == made and type(first) is type(made) else first,
             made,
+            digest,
         )
         for (
             pk,
@@ -137,6 +141,7 @@ def memory_rows(project: Project, pks: Sequence[int] | None = None) -> list[tupl
             share,
             first,
             made,
+            digest,
         ) in rows
     ]
 
@@ -183,6 +188,7 @@ def ledger_memory(row: tuple, display: dict[int, int], identity: str) -> LedgerM
         shareable,
         first_seen_at,
         created_at,
+        content_digest,
     ) = row
     return LedgerMemory(
         display[pk],
@@ -203,6 +209,8 @@ def ledger_memory(row: tuple, display: dict[int, int], identity: str) -> LedgerM
         identity,
         first_seen_at,
         created_at,
+        (),
+        content_digest,
     )
 
 
@@ -228,6 +236,7 @@ def memory_row(memory: LedgerMemory, pk: int, extras: tuple | None) -> tuple:
         memory.shareable,
         memory.first_seen_at,
         memory.created_at,
+        memory.content_digest,
     )
 
 

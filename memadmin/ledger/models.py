@@ -1,4 +1,5 @@
-"""The ledger's own table: token counts remembered by a 64-bit key of counter and text."""
+"""The ledger's own table: token counts remembered by a 64-bit key of counter and text
+(or, for a memory's plain line, of counter, memory id and content digest)."""
 
 from django.db import models
 
@@ -21,8 +22,9 @@ class TokenCount(models.Model):
     """How many tokens a counter finds in one exact text.
 
     `key` is `count_cache.text_keys` of the counter's label (name and version, such as
-    `claude@1.0.6`) and the text; `counter` repeats the label, so one counter's rows can be
-    told apart. A cache, not a record: any row can be dropped and is counted again on the
+    `claude@1.0.6`) and the text, or for a memory's plain line `count_cache.line_keys` of
+    the label, the memory's id and its content digest; `counter` repeats the label, so one
+    counter's rows can be told apart. A cache, not a record: any row can be dropped and is counted again on the
     next preview. Nothing in it is audited.
     """
 

@@ -122,9 +122,17 @@ class PreparedEntry:
         stores = {id(read.store): read.store for read in reads.values()}.values()
         cached = self.counters.get(label)
         if cached is None:
-            texts = list(dict.fromkeys(text for store in stores for text in store.texts()))
-            cached, _ = counts_for(counter, texts)
-            del texts  # the lines are let go below, once costed
+            # Each memory's line (a header's with its details too) is keyed by its id and
+            # content digest, rendered only if it must be counted; the wrapper and the
+            # tags by their text.
+            memories, headers, texts = [], [], {}
+            for store in stores:
+                counted = store.counted()
+                memories.append(counted.memories)
+                headers.append((counted.headers, counted.suffixes))
+                texts.update(dict.fromkeys(counted.texts))
+            cached, _ = counts_for(counter, list(texts), memories, headers)
+            del memories, headers, texts, counted
             self.counters[label] = cached
         results = {}
         made = False
@@ -140,6 +148,7 @@ class PreparedEntry:
                 while len(self.results) > KEPT_RESULTS:
                     self.results.popitem(last=False)
             results[mode] = result
+        cached.forget_keys()  # kept, they would keep these stores' memories alive
         if made:
             for store in stores:
                 store.forget_lines()  # costed: kept, they would double the contents' memory

@@ -61,4 +61,4 @@ class MemoryAdmin(ServiceAdmin):
 class MemorySizeAdmin(ReadOnlyAdmin):
     """Sizes are written by the database's triggers, never by hand."""
 
-    list_display = ("memory_id", "tokens")
+    list_display = ("memory_id", "tokens", "content_digest")

@@ -23,6 +23,7 @@ from django.db import connection as default_connection
 from django.db.backends.signals import connection_created
 
 from .search import FTS_TABLE
+from .sizes import DIGEST_FUNCTION
 from .sizes import SQL_FUNCTION as SIZE_FUNCTION
 
 TRIGGERS_FUNCTION = "memadmin_row_triggers"
@@ -91,8 +92,9 @@ def indexed_in_bulk(ids: Sequence[int], connection=default_connection):
             [listed],
         )
         cursor.execute(
-            f"INSERT OR REPLACE INTO memories_memorysize (memory_id, tokens) "
-            f"SELECT id, {SIZE_FUNCTION}(content) FROM {MEMORIES} WHERE id IN {wanted}",
+            "INSERT OR REPLACE INTO memories_memorysize (memory_id, tokens, content_digest) "
+            f"SELECT id, {SIZE_FUNCTION}(content), {DIGEST_FUNCTION}(content) "
+            f"FROM {MEMORIES} WHERE id IN {wanted}",
             [listed],
         )
 
@@ -110,15 +112,17 @@ def _suspended_postgresql(connection):
 def _index_postgresql(connection, ids: Sequence[int]) -> None:
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO memories_memorysize (memory_id, tokens) "
-            f"SELECT id, {SIZE_FUNCTION}(content) FROM {MEMORIES} WHERE id = ANY(%s) "
-            f"ON CONFLICT (memory_id) DO UPDATE SET tokens = EXCLUDED.tokens",
+            "INSERT INTO memories_memorysize (memory_id, tokens, content_digest) "
+            f"SELECT id, {SIZE_FUNCTION}(content), {DIGEST_FUNCTION}(content) "
+            f"FROM {MEMORIES} WHERE id = ANY(%s) "
+            "ON CONFLICT (memory_id) DO UPDATE "
+            "SET tokens = EXCLUDED.tokens, content_digest = EXCLUDED.content_digest",
             [[int(pk) for pk in ids]],
         )
 
 
 def _triggers(suspendable: bool) -> list[str]:
-    """Return the statements that (re)create the insert and update triggers of the two indexes.
+    """Return (as migration 0009 made them, before the content digest of 0010: see `sizes`) the statements that (re)create the insert and update triggers of the two indexes.
 
     ``suspendable``: the insert triggers ask `memadmin_row_triggers()`, and the update
     triggers run only when the text changed (an update writing the same text, as a sync's

@@ -114,11 +114,15 @@ class Memory(models.Model):
 
 
 class MemorySize(models.Model):
-    """A memory's size in the heuristic counter's tokens, kept by the database's triggers.
+    """A memory's size in the heuristic counter's tokens and its content's digest, kept by
+    the database's triggers.
 
-    Written by triggers on `Memory` (migration 0004), so every write path keeps it in step,
-    the sync's bulk statements included; the header map sums these instead of reading the
-    text of every memory. See `memadmin.memories.sizes`.
+    Written by triggers on `Memory` (migrations 0004 and 0010), so every write path keeps
+    it in step, the sync's bulk statements included; the header map sums these instead of
+    reading the text of every memory. `content_digest` is
+    `memadmin.core.hashing.content_digest64` of the content (NULL only for a row no trigger
+    wrote since 0010, which cannot be): the ledger keys a line's stored token count by it.
+    See `memadmin.memories.sizes`.
     """
 
     memory = models.OneToOneField(
@@ -129,6 +133,7 @@ class MemorySize(models.Model):
         related_name="size",
     )
     tokens = models.PositiveIntegerField()
+    content_digest = models.BigIntegerField(null=True)
 
     def __str__(self) -> str:
         return f"memory {self.memory_id}: {self.tokens} tokens"

@@ -10,6 +10,7 @@ import sqlite3
 import pytest
 from django.db import connection, connections, transaction
 
+from memadmin.core.hashing import content_digest64
 from memadmin.core.tokens import HeuristicCounter
 from memadmin.interop import sync_writes
 from memadmin.interop.sync_services import context_db_sync
@@ -26,8 +27,12 @@ COUNT = HeuristicCounter().count
 
 
 def sizes_in_step() -> bool:
-    stored = dict(MemorySize.objects.values_list("memory_id", "tokens"))
-    return stored == {pk: COUNT(text) for pk, text in Memory.objects.values_list("pk", "content")}
+    """Return whether every memory has its size and its content digest, and nothing else does."""
+    stored = {pk: (tokens, digest) for pk, tokens, digest in MemorySize.objects.values_list()}
+    return stored == {
+        pk: (COUNT(text), content_digest64(text))
+        for pk, text in Memory.objects.values_list("pk", "content")
+    }
 
 
 def index_in_step() -> None:

@@ -5,7 +5,8 @@ Proposal 3's table of contents of header blocks (``mode="headers"``); ``compare_
 does both at one budget. To assemble one store several times (both modes, several budgets),
 prepare it once (``PreparedStore(memories, composites, now_ms=...)``) and call
 ``assemble_prepared(store, ...)``; ``store.texts()`` names every text those assemblies
-count. ``read_for_mode(...)`` and ``assemble_read(...)`` read the rows as the mode's plugin
+count (``store.counted()`` the same, as memories, headers and other texts).
+``read_for_mode(...)`` and ``assemble_read(...)`` read the rows as the mode's plugin
 does first (``reader``) and share a workspace's memories (``workspace``). Plain data in,
 plain data out: no Django here.
 """

@@ -34,7 +34,14 @@ class TokenCounter(Protocol):
     """Anything that names itself and counts the tokens of a text.
 
     A counter may also offer ``count_many(texts) -> list[int]``, the count of each text in
-    order; an assembly then counts its lines in bulk (see ``prepared.count_all``).
+    order; an assembly then counts its lines in bulk (see ``prepared.count_all``). And it
+    may offer ``count_memories(memories, unneeded=()) -> list[int | None]``, the count of
+    each memory's plugin-mode line (as ``render.counted_lines`` makes it with no suffix), in
+    order, None allowed for a memory whose id is ``unneeded``: a counter that keeps counts
+    by (id, content digest) renders only the lines it does not know (see
+    ``PreparedStore.costs``). Such a counter may also offer ``count_headers(memories,
+    suffixes) -> list[int]``, the count of each memory's line ending with its suffix (a
+    header's line in headers mode, see ``headers``).
     """
 
     name: str
@@ -77,6 +84,10 @@ class LedgerMemory(NamedTuple):
     # (column, value) pairs the store holds that memadmin could not keep as they are (a NULL
     # source_type, a text timestamp...): the plugin's reader sees these, not memadmin's.
     unread: tuple = ()
+    # A 64-bit digest of ``content`` (memadmin stores one with each memory), or None when
+    # unknown. With one, a plain line's stored count is found by (id, digest), the line
+    # never rendered (see ``TokenCounter``); whoever changes ``content`` drops it.
+    content_digest: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

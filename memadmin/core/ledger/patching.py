@@ -104,6 +104,7 @@ def patched(
     store.reasons = reasons
     store.details = previous.details
     store._suffixes = previous._suffixes
+    store._heads = None  # made again from the new memories when asked
     store._promoted = dict(previous._promoted)
     store._donor = None  # its lines are the previous store's
     _patch_lines(store, previous, positions, news)
@@ -217,9 +218,26 @@ def _forget_orders(store) -> None:
 
 
 def _patch_costs(store, previous, news: list[LedgerMemory]) -> None:
+    from .prepared import count_all
+
     store._costs = {}
     for (counter_id, mode), (counter, costs) in previous._costs.items():
         costs = dict(costs)
+        if getattr(counter, "count_memories", None) is not None:
+            # No line rendered but the headers' (see ``PreparedStore._memory_costs``).
+            suffixed = store._suffixes if mode == "headers" else {}
+            heads = [memory for memory in news if memory.id in suffixed]
+            rest = [memory for memory in news if memory.id not in suffixed]
+            counts = counter.count_memories(rest)
+            costs.update(zip(map(attrgetter("id"), rest), counts, strict=True))
+            count_headers = getattr(counter, "count_headers", None)
+            if count_headers is not None:
+                counts = count_headers(heads, suffixed)
+            else:
+                counts = count_all(counter, counted_lines(heads, suffixed))
+            costs.update(zip(map(attrgetter("id"), heads), counts, strict=True))
+            store._costs[counter_id, mode] = (counter, costs)
+            continue
         lines = [
             store._header_lines()[memory.id]
             if mode == "headers" and memory.id in store._suffixes

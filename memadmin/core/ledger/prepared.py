@@ -10,6 +10,7 @@ ledger page assembles both modes of one store, and each shares all of it.
 from collections.abc import Iterable
 from itertools import compress
 from operator import attrgetter, not_
+from typing import NamedTuple
 
 from .graph import CompositeIndex, top_level_and_promotion
 from .headers import details_suffix
@@ -62,6 +63,7 @@ class PreparedStore:
         self._lines: dict[Mode, list[str]] = {}
         self._donor: PreparedStore | None = None  # a store of the same project (share_lines)
         self._headers: dict[int, str] | None = None
+        self._heads: list[LedgerMemory] | None = None  # the memories of ``_suffixes``
         self._orders: dict[TieBreak, list[LedgerMemory]] = {}
         self._roots: dict[TieBreak, set[int]] = {}
         self._promoted: dict[TieBreak, bool] = {}  # a ring of headers had one promoted
@@ -89,7 +91,9 @@ class PreparedStore:
     def line_of(self, memory: LedgerMemory, mode: Mode) -> str:
         """Return one memory's line as rendered in that mode (without its ``\\n``)."""
         if mode == "headers" and memory.id in self._suffixes:
-            return self._header_lines()[memory.id][:-1]
+            if self._headers is not None:
+                return self._headers[memory.id][:-1]
+            return counted_lines((memory,), self._suffixes)[0][:-1]
         return counted_lines((memory,), {})[0][:-1]
 
     def texts(self) -> list[str]:
@@ -108,6 +112,22 @@ class PreparedStore:
             *self._header_lines().values(),
         ]
 
+    def counted(self) -> "Counted":
+        """Return what an assembly of this store counts, in either mode, rendering no line:
+        the memories whose plugin-mode line it counts (every one), the wrapper and the tags
+        of each category, and the headers whose line with their details it counts.
+
+        That is ``texts()``, for a counter that counts a memory's line without it
+        (``count_memories`` and ``count_headers``, see ``TokenCounter``).
+        """
+        categories = sorted({memory.category for memory in self.memories})
+        return Counted(
+            self.memories,
+            [WRAPPER_TEXT, *map(category_tags_text, categories)],
+            self._head_memories(),
+            self._suffixes,
+        )
+
     def costs(self, counter: TokenCounter, mode: Mode) -> dict[int, int]:
         """Return the cost of each memory's line in that mode, by id (counted once)."""
         known = self._costs.get((id(counter), mode))
@@ -115,17 +135,49 @@ class PreparedStore:
             return known[1]
         plugin = self._costs.get((id(counter), "plugin"))
         if mode == "headers" and plugin is not None:
-            headers = self._header_lines()
             costs = dict(plugin[1])
-            costs.update(zip(headers, count_all(counter, list(headers.values())), strict=True))
+            costs.update(self._header_costs(counter))
+        elif getattr(counter, "count_memories", None) is not None:
+            costs = self._memory_costs(counter, mode)
         else:
             costs = dict(zip(self._ids(), count_all(counter, self.lines(mode)), strict=True))
         # Keyed by the counter's identity (a counter need not be hashable), kept alive with it.
         self._costs[id(counter), mode] = (counter, costs)
         return costs
 
+    def _memory_costs(self, counter: TokenCounter, mode: Mode) -> dict[int, int]:
+        """Return ``costs`` made by the counter's ``count_memories`` (no line rendered but
+        those it must count).
+
+        In headers mode a header with eligible details costs its line with the details, as
+        plugin mode's costs are made headers mode's above; its plugin-mode line is not
+        counted unless known (``unneeded``).
+        """
+        if mode != "headers" or not self._suffixes:
+            return dict(zip(self._ids(), counter.count_memories(self.memories), strict=True))
+        counts = counter.count_memories(self.memories, unneeded=self._suffixes)
+        costs = dict(zip(self._ids(), counts, strict=True))
+        costs.update(self._header_costs(counter))
+        return costs
+
+    def _header_costs(self, counter: TokenCounter) -> dict[int, int]:
+        """Return the cost of each header's line with its details, by id: by the counter's
+        ``count_headers`` when it has one (no line rendered but those it must count)."""
+        count_headers = getattr(counter, "count_headers", None)
+        if count_headers is not None:
+            counts = count_headers(self._head_memories(), self._suffixes)
+            return dict(zip(self._suffixes, counts, strict=True))
+        headers = self._header_lines()
+        return dict(zip(headers, count_all(counter, list(headers.values())), strict=True))
+
     def _ids(self) -> list[int]:
         return list(self.by_id)
+
+    def _head_memories(self) -> list[LedgerMemory]:
+        """Return the headers with eligible details, in ``_suffixes``' order (made once)."""
+        if self._heads is None:
+            self._heads = list(map(self.by_id.__getitem__, self._suffixes))
+        return self._heads
 
     def _header_lines(self) -> dict[int, str]:
         """Return the counted line of each header with eligible details, by id."""
@@ -253,6 +305,17 @@ class PreparedStore:
 
 
 Arrangement = tuple[list[LedgerMemory], list[LedgerMemory], list[str]]
+
+
+class Counted(NamedTuple):
+    """What an assembly of a store counts (``PreparedStore.counted``): each memory's
+    plugin-mode line, the ``texts``, and each of the ``headers``' line with its details
+    (``suffixes`` by id, as ``render.counted_lines`` takes them)."""
+
+    memories: list[LedgerMemory]
+    texts: list[str]
+    headers: list[LedgerMemory]
+    suffixes: dict[int, str]
 
 
 def _index_by_id(memories: list[LedgerMemory]) -> dict[int, LedgerMemory]:
