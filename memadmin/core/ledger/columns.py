@@ -37,10 +37,14 @@ def floats(values: list, *, optional: bool = True) -> np.ndarray | None:
 
     A missing value (None) is NaN when the field is ``optional``, unreadable otherwise.
     """
-    # None made NaN by a dict in C: faster than letting numpy find each one.
-    numbers = map(_MISSING.get, values, values) if optional and None in values else values
     try:
-        return np.fromiter(numbers, dtype=np.float64, count=len(values))
+        return np.fromiter(values, dtype=np.float64, count=len(values))
+    except (TypeError, ValueError, OverflowError):
+        if not optional:
+            return None
+    # None made NaN by a dict, in C: faster than letting numpy find each one.
+    try:
+        return np.fromiter(map(_MISSING.get, values, values), dtype=np.float64, count=len(values))
     except (TypeError, ValueError, OverflowError):
         return None
 
@@ -73,7 +77,8 @@ class Columns:
 
     Numbers are float64, a missing one NaN; a field is None when one of its values could
     not be read as a number (see ``floats``). ``active`` says which memories are not
-    permanent.
+    permanent. (The update time and the category order only memories without importance:
+    ``ordering`` reads them for those alone.)
     """
 
     def __init__(
@@ -87,24 +92,21 @@ class Columns:
         self._ids = ids
         self._statuses = statuses
 
-    @cached_property
+    @property
     def ids(self) -> np.ndarray | None:
         if self._ids is not None:
-            return self._ids.astype(np.float64)
+            return self._ids.astype(np.float64)  # not kept: made again in no time
         return floats(field(self.memories, "id"), optional=False)
 
     @cached_property
     def active(self) -> np.ndarray:
         statuses = self._statuses if self._statuses is not None else field(self.memories, "status")
+        self._statuses = None  # read: let go
         return ~np.fromiter(map(_PERMANENT.__contains__, statuses), dtype=bool, count=len(statuses))
 
     @cached_property
     def importance(self) -> np.ndarray | None:
         return floats(field(self.memories, "importance"))
-
-    @cached_property
-    def updated(self) -> np.ndarray | None:
-        return floats(field(self.memories, "updated_at"), optional=False)
 
     @cached_property
     def recency(self) -> np.ndarray | None:
@@ -118,12 +120,12 @@ class IdPositions:
     """The memories' ids and where each one is, for looking ids up and sorting by id.
 
     ``ids`` lists the ids in the store's order; ``by_id_order`` the positions sorted by id.
-    When every id is a machine integer, ids are sorted and looked up with numpy
-    (``np.argsort``, ``np.searchsorted``); otherwise with a dict and Python's ``sorted``.
+    When every id is a machine integer, ids are sorted and looked up with numpy; otherwise
+    with a dict and Python's ``sorted``.
     Raise LedgerError for an id given twice, naming the first repeated one.
     """
 
-    __slots__ = ("_position_of", "_sorted", "array", "by_id_order", "ids")
+    __slots__ = ("_position_of", "array", "by_id_order", "ids")
 
     def __init__(self, memories: list[LedgerMemory]):
         self.ids = field(memories, "id")
@@ -133,11 +135,10 @@ class IdPositions:
         if array.dtype.kind == "i":
             self.array = array
             self.by_id_order = np.argsort(array, kind="stable")
-            self._sorted = array[self.by_id_order]
-            if (self._sorted[1:] == self._sorted[:-1]).any():
+            ordered = array[self.by_id_order]
+            if (ordered[1:] == ordered[:-1]).any():
                 _raise_for_repeated(self.ids)
         else:
-            self._sorted = None
             self._position_of = dict(zip(self.ids, range(len(self.ids)), strict=True))
             if len(self._position_of) < len(self.ids):
                 _raise_for_repeated(self.ids)
@@ -155,21 +156,34 @@ class IdPositions:
         """Return the position of each id, -1 for an id that is no memory's."""
         if not ids:
             return np.zeros(0, dtype=np.intp)
-        if self._sorted is not None:
+        if self.array is not None:
             wanted = np.array(ids)
             if wanted.dtype.kind == "i":
-                return self._searched(wanted)
-        if self._position_of is None:
-            self._position_of = dict(zip(self.ids, range(len(self.ids)), strict=True))
-        get = self._position_of.get
+                return self._looked_up(wanted)
+        position_of = self._position_of
+        if position_of is None:  # an id of another kind: looked up as Python compares ids
+            position_of = dict(zip(self.ids, range(len(self.ids)), strict=True))
+        get = position_of.get
         return np.fromiter((get(value, -1) for value in ids), dtype=np.intp, count=len(ids))
 
-    def _searched(self, wanted: np.ndarray) -> np.ndarray:
-        found = np.searchsorted(self._sorted, wanted)
-        if not self._sorted.size:
-            return np.full(wanted.shape, -1, dtype=np.intp)
-        found = np.minimum(found, self._sorted.size - 1)
-        return np.where(self._sorted[found] == wanted, self.by_id_order[found], -1)
+    def _looked_up(self, wanted: np.ndarray) -> np.ndarray:
+        """Return the positions of these int64 ids: from a table by id when the ids are
+        dense (a few times as many ids as memories at most), else by binary search."""
+        found = np.full(wanted.shape, -1, dtype=np.intp)
+        if not self.array.size:
+            return found
+        ordered = self.array[self.by_id_order]
+        low, high = int(ordered[0]), int(ordered[-1])
+        inside = (wanted >= low) & (wanted <= high)
+        wanted = wanted[inside]
+        if high - low < 4 * ordered.size + 1024:
+            table = np.full(high - low + 1, -1, dtype=np.intp)
+            table[self.array - low] = np.arange(self.array.size)
+            found[inside] = table[wanted - low]
+        else:
+            at = np.minimum(np.searchsorted(ordered, wanted), ordered.size - 1)
+            found[inside] = np.where(ordered[at] == wanted, self.by_id_order[at], -1)
+        return found
 
 
 def _raise_for_repeated(ids: list) -> None:

@@ -61,6 +61,12 @@ class Edges:
         return dict(zip(ids.at(self.heads), tuples, strict=True))
 
 
+def _repeats(values: np.ndarray) -> bool:
+    """Return whether a value is given twice (a sort, cheaper than ``np.unique``'s)."""
+    ordered = np.sort(values)
+    return bool((ordered[1:] == ordered[:-1]).any())
+
+
 def _starts(counts: np.ndarray) -> np.ndarray:
     starts = np.zeros(counts.size + 1, dtype=np.intp)
     np.cumsum(counts, out=starts[1:])
@@ -87,13 +93,13 @@ def composite_edges(
     kept = (owners >= 0) & (members >= 0) & (members != owners)
     owners, members = owners[kept], members[kept]
     pairs = owners.astype(np.int64) * max(len(ids.ids), 1) + members
-    _, first = np.unique(pairs, return_index=True)
-    if first.size < pairs.size:  # a pair given twice: kept where it first appears
-        first.sort()
+    if _repeats(pairs):  # a pair given twice: kept where it first appears
+        first = np.sort(np.unique(pairs, return_index=True)[1])
         owners, members = owners[first], members[first]
-    known = heads[heads >= 0]
-    headers, first_composite = np.unique(known, return_index=True)
-    headers = headers[np.argsort(first_composite, kind="stable")]
+    headers = heads[heads >= 0]
+    if _repeats(headers):  # a head of several composites: in the order of its first one
+        _, first = np.unique(headers, return_index=True)
+        headers = headers[np.sort(first)]
     rank = np.zeros(len(ids.ids), dtype=np.intp)
     rank[headers] = np.arange(headers.size)
     owner_rank = rank[owners]

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .columns import CANDIDATE_STATUSES, EXACT_LIMIT, Columns, field, pick
+from .columns import CANDIDATE_STATUSES, EXACT_LIMIT, Columns, field, floats, pick
 from .model import ARCHIVED, EXPIRED, SUPERSEDED, LedgerMemory, Reason, TieBreak
 
 
@@ -213,28 +213,34 @@ def _order_by_arrays(
     """
     if len(positions) < 2:
         return np.arange(len(positions), dtype=np.intp)
-    read = [columns.importance, columns.ids, columns.updated]
+    read = [columns.importance, columns.ids]
     read.append(columns.recency if tie_break == "recent" else np.zeros(0))
     if any(column is None for column in read):
         return None
-    importance, ids, updated = (column[positions] for column in read[:3])
-    recency = read[3][positions] if tie_break == "recent" else np.zeros(len(positions))
+    importance, ids = read[0][positions], read[1][positions]
+    recency = read[2][positions] if tie_break == "recent" else np.zeros(len(positions))
+    unranked = np.isnan(importance)
+    # Only a memory without importance sorts by category (its rank among theirs) and
+    # update time: those two are read for these memories alone.
+    at = np.flatnonzero(unranked)
+    category_rank, updated = np.zeros(len(positions)), np.zeros(len(positions))
+    if at.size:
+        memories = pick(columns.memories, positions[at])
+        read_updated = floats(field(memories, "updated_at"), optional=False)
+        if read_updated is None:
+            return None
+        updated[at] = read_updated
+        categories = field(memories, "category")
+        rank = {category: rank for rank, category in enumerate(sorted(set(categories)))}
+        category_rank[at] = list(map(rank.__getitem__, categories))
     if np.isnan(ids).any() or np.isnan(updated).any():  # missing, or a NaN given as such
         return None
     for column in (importance, ids, updated, recency):
         known = column[~np.isnan(column)]
         if known.size and (np.abs(known).max() >= EXACT_LIMIT or (known != np.trunc(known)).any()):
             return None
-    unranked = np.isnan(importance)
-    group = 2 * columns.active[positions] + unranked
-    # Only a memory without importance sorts by category (its rank among theirs).
-    category_rank = np.zeros(len(positions))
-    if unranked.any():
-        at = np.flatnonzero(unranked)
-        categories = field(pick(columns.memories, positions[at]), "category")
-        rank = {category: rank for rank, category in enumerate(sorted(set(categories)))}
-        category_rank[at] = list(map(rank.__getitem__, categories))
     missing = np.isnan(recency)
+    group = 2 * columns.active[positions] + unranked
     second = np.where(unranked, category_rank, -importance)
     third = np.where(unranked, False, missing)
     fourth = np.where(unranked, -updated, np.where(missing, 0.0, -recency))

@@ -92,7 +92,6 @@ def patched(
     store._candidate_positions = previous._candidate_positions
     store._ineligible_positions = previous._ineligible_positions
     store._columns = Columns(memories, ids=store._positions.array)  # read when an order is made
-    store.candidates = list(compress(memories, store._live.tolist()))
     store.ineligible = pick(memories, store._ineligible_positions)
     if "by_id" in previous.__dict__:  # made: patched, cheaper than made again
         by_id = dict(previous.by_id)

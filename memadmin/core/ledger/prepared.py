@@ -9,7 +9,6 @@ ledger page assembles both modes of one store, and each shares all of it.
 
 from collections.abc import Iterable
 from functools import cached_property
-from itertools import compress
 from operator import itemgetter
 
 import numpy as np
@@ -61,12 +60,11 @@ class PreparedStore:
         self._live, exact_expiries = candidate_mask(statuses, expiries, now_ms)
         self.expiry = first_ahead(expiries, exact_expiries, now_ms)
         self._columns = Columns(self.memories, ids=self._positions.array, statuses=statuses)
-        self.candidates = list(compress(self.memories, self._live.tolist()))
         self._candidate_positions = np.flatnonzero(self._live)
         resting = ~self._live
         self.reasons: dict[int, Reason] = {
             memory.id: ineligible_reason(memory, now_ms)
-            for memory in compress(self.memories, resting.tolist())
+            for memory in pick(self.memories, np.flatnonzero(resting))
         }
         by_id_order = self._positions.by_id_order
         self._ineligible_positions = by_id_order[resting[by_id_order]]
@@ -100,6 +98,16 @@ class PreparedStore:
         self._arranged_positions: dict[tuple[str, TieBreak], tuple[np.ndarray, np.ndarray]] = {}
         # By (counter identity, mode, tie-break): the counter, the costs of both lists.
         self._arranged_costs: dict[tuple, tuple[TokenCounter, list[int], list[int]]] = {}
+
+    @cached_property
+    def candidates(self) -> list[LedgerMemory]:
+        """Return the eligible memories in the order given (made on first use)."""
+        return pick(self.memories, self._candidate_positions)
+
+    @property
+    def candidate_count(self) -> int:
+        """Return how many memories are eligible."""
+        return len(self._candidate_positions)
 
     @cached_property
     def by_id(self) -> dict[int, LedgerMemory]:
