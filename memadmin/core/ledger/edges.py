@@ -18,7 +18,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from .columns import IdPositions, mask_of
+from .columns import IdPositions, compact, mask_of
 from .model import LedgerComposite
 
 
@@ -53,12 +53,13 @@ class Edges:
         counts = np.bincount(owners, minlength=self.heads.size)[header_live]
         return Edges(self.heads[header_live], _starts(counts), self.members[member_live])
 
-    def as_dict(self, ids: IdPositions) -> dict:
-        """Return each header's member ids by its id (``graph``'s dicts), in header order."""
-        members = tuple(ids.at(self.members))
+    def as_dict(self, ids: IdPositions, *, fresh: bool = False) -> dict:
+        """Return each header's member ids by its id (``graph``'s dicts), in header order
+        (``fresh``: see ``IdPositions.at``)."""
+        members = tuple(ids.at(self.members, fresh=fresh))
         bounds = self.starts.tolist()
         tuples = map(members.__getitem__, map(slice, bounds[:-1], bounds[1:]))
-        return dict(zip(ids.at(self.heads), tuples, strict=True))
+        return dict(zip(ids.at(self.heads, fresh=fresh), tuples, strict=True))
 
 
 def _repeats(values: np.ndarray) -> bool:
@@ -105,7 +106,8 @@ def composite_edges(
     owner_rank = rank[owners]
     grouped = np.argsort(owner_rank, kind="stable")
     counts = np.bincount(owner_rank, minlength=headers.size)
-    return Edges(headers, _starts(counts), members[grouped]), owners, members
+    edges = Edges(compact(headers), _starts(counts), compact(members[grouped]))
+    return edges, compact(owners), compact(members)
 
 
 def top_level_mask(edges: Edges, live: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, bool]:

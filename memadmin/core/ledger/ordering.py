@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .columns import CANDIDATE_STATUSES, EXACT_LIMIT, Columns, field, floats, pick
+from .columns import CANDIDATE_STATUSES, EXACT_LIMIT, Columns, compact, field, floats, pick
 from .model import ARCHIVED, EXPIRED, SUPERSEDED, LedgerMemory, Reason, TieBreak
 
 
@@ -172,7 +172,7 @@ def selection_positions(
     chosen = pick(memories, candidates)
     position_of = {id(memory): at for at, memory in zip(candidates.tolist(), chosen, strict=True)}
     ordered = _grouped_order(chosen, tie_break)
-    return np.array([position_of[id(memory)] for memory in ordered], dtype=np.intp)
+    return compact(np.array([position_of[id(memory)] for memory in ordered], dtype=np.intp))
 
 
 def _grouped_order(candidates: list[LedgerMemory], tie_break: TieBreak) -> list[LedgerMemory]:
@@ -219,6 +219,7 @@ def _order_by_arrays(
         return None
     importance, ids = read[0][positions], read[1][positions]
     recency = read[2][positions] if tie_break == "recent" else np.zeros(len(positions))
+    del read
     unranked = np.isnan(importance)
     # Only a memory without importance sorts by category (its rank among theirs) and
     # update time: those two are read for these memories alone.

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .columns import Columns, pick
+from .columns import Columns, compact, pick
 from .model import LedgerComposite, LedgerMemory, TieBreak
 from .ordering import ineligible_reason, selection_key
 from .reader import DroppedRow, read_rows_at
@@ -160,7 +160,7 @@ def _patch_orders(store, previous, positions: list[int], news: list[LedgerMemory
             if listed is not None:
                 del listed[at]
                 listed.insert(to, new)
-        store._order_positions[tie_break] = np.array(order, dtype=np.intp)
+        store._order_positions[tie_break] = compact(np.array(order, dtype=np.intp))
         if listed is not None:
             store._orders[tie_break] = listed
     # Roots depend on the order only when a ring of headers had one promoted.
@@ -218,7 +218,10 @@ def _patch_arranged(
         if recategorised:
             categories = sorted({memory.category for memory in competitors})
         store._arranged[kind, tie_break] = (competitors, resting, categories)
-        store._arranged_positions[kind, tie_break] = (np.asarray(competing, dtype=np.intp), others)
+        store._arranged_positions[kind, tie_break] = (
+            compact(np.asarray(competing, dtype=np.intp)),
+            others,
+        )
     store._arranged_costs = {}
     for (counter_id, mode, tie_break), (
         counter,

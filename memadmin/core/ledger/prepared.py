@@ -13,7 +13,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from .columns import Columns, IdPositions, candidate_mask, field, first_ahead, pick
+from .columns import Columns, IdPositions, candidate_mask, compact, field, first_ahead, pick
 from .edges import composite_edges, top_level_mask
 from .graph import CompositeIndex
 from .headers import details_suffix
@@ -37,7 +37,9 @@ class PreparedStore:
     ``memories`` keep the order given; ``by_id`` finds them; ``index`` is the composite
     graph over them; ``candidates`` are the eligible memories in the order given;
     ``reasons`` says why each other memory is not one, and ``ineligible`` lists those by
-    id; ``details`` maps each eligible header to its eligible details.
+    id; ``details`` maps each eligible header to its eligible details. ``by_id``,
+    ``candidates`` and the index's dicts are made on first use: an assembly reads the
+    arrays of positions behind them instead.
     """
 
     def __init__(
@@ -60,7 +62,7 @@ class PreparedStore:
         self._live, exact_expiries = candidate_mask(statuses, expiries, now_ms)
         self.expiry = first_ahead(expiries, exact_expiries, now_ms)
         self._columns = Columns(self.memories, ids=self._positions.array, statuses=statuses)
-        self._candidate_positions = np.flatnonzero(self._live)
+        self._candidate_positions = compact(np.flatnonzero(self._live))
         resting = ~self._live
         self.reasons: dict[int, Reason] = {
             memory.id: ineligible_reason(memory, now_ms)
@@ -70,12 +72,12 @@ class PreparedStore:
         self._ineligible_positions = by_id_order[resting[by_id_order]]
         self.ineligible = pick(self.memories, self._ineligible_positions)
         edges, owners, members = composite_edges(self.composites, self._positions)
-        ids = self._positions
-        self.index = CompositeIndex.from_pairs(  # made when rows are
+        ids = self._positions  # finds the ids at positions (``at``)
+        self.index = CompositeIndex.from_pairs(  # its dicts made when rows are
             lambda: edges.as_dict(ids), lambda: zip(ids.at(owners), ids.at(members), strict=True)
         )
         self._edges = edges.eligible(self._live)  # between candidates: the details
-        self.details = self._edges.as_dict(ids)
+        self.details = self._edges.as_dict(ids, fresh=True)
         listing = self._edges.counts > 0
         self._suffix_positions = self._edges.heads[listing]
         self._suffixes = {
@@ -168,6 +170,7 @@ class PreparedStore:
         return costs
 
     def _ids(self) -> list[int]:
+        """Return the ids in the memories' order (the store's own list: not to be changed)."""
         return self._positions.ids
 
     def _header_lines(self) -> dict[int, str]:
