@@ -1,10 +1,12 @@
-"""The memories' fields as columns, read once per prepared store and shared by every step.
+"""The memories' fields as columns, and memories named by their position in the store.
 
 A prepared store of 100,000 memories would otherwise walk its memories once per question
 (which are candidates, which expire next, how they sort, which are top-level), each walk a
-Python loop over named tuples. Here a field is read once, with ``operator.itemgetter`` over
-the tuples (a C loop), into a list or a float64 array, and memories are then named by their
-position in the store: numpy selects, sorts and looks up positions in bulk.
+Python loop over named tuples. Here each field a step needs is read with
+``operator.itemgetter`` over the tuples (a C loop) into a list or a float64 array, once,
+and memories are then named by their position: numpy selects, sorts and looks up
+positions in bulk. What a store keeps for its life is positions (int32) and masks; the
+columns an order is sorted by are read when it is made and let go.
 
 A float64 holds every whole number below 2**53 exactly. A column whose numbers do not all
 fit (or are not numbers) is not trusted: the callers then take their exact, slower path.

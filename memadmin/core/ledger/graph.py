@@ -102,21 +102,6 @@ class CompositeIndex:
             return "header"
         return "detail" if memory_id in self.heads_of else "standalone"
 
-    def eligible_details(self, ineligible: set[int]) -> dict[int, tuple[int, ...]]:
-        """Return, for every eligible header, its eligible members (possibly none).
-
-        The eligible memories are the known ones not ``ineligible``. A header none of whose
-        members is ineligible keeps its tuple of members as it is (checked in C).
-        """
-        disjoint = ineligible.isdisjoint
-        return {
-            head: members
-            if disjoint(members)
-            else tuple([member for member in members if member not in ineligible])
-            for head, members in self.members_of.items()
-            if head not in ineligible
-        }
-
 
 def reach(start: Iterable[int], details: dict[int, tuple[int, ...]], seen: set[int]) -> None:
     """Add to ``seen`` the ``start`` ids and every memory reachable from them as a detail."""

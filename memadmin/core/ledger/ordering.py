@@ -38,27 +38,6 @@ def ineligible_reason(memory: LedgerMemory, now_ms: int) -> Reason | None:
     return None
 
 
-def partition(
-    memories: list[LedgerMemory], now_ms: int
-) -> tuple[list[LedgerMemory], list[LedgerMemory]]:
-    """Return the candidates and the other memories, each in the order given."""
-    candidates = [
-        memory
-        for memory in memories
-        if memory.status in CANDIDATE_STATUSES
-        and (memory.expires_at is None or memory.expires_at > now_ms)
-    ]
-    if len(candidates) == len(memories):
-        return candidates, []
-    # The others: what ``ineligible_reason`` gives a reason for, tested inline.
-    return candidates, [
-        memory
-        for memory in memories
-        if memory.status not in CANDIDATE_STATUSES
-        or (memory.expires_at is not None and memory.expires_at <= now_ms)
-    ]
-
-
 def store_order(memories: Iterable[LedgerMemory]) -> list[LedgerMemory]:
     """Return the memories in the store's order: category, newest update first, then id."""
     memories = list(memories)
