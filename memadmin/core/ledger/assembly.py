@@ -115,7 +115,7 @@ def assemble_prepared(
         tag_costs=dict(zip(categories, tag_counts, strict=True)),
     )
     injected_ids = [competitors[position].id for position in admission.positions]
-    coverage, reachable = coverage_of(mode, injected_ids, len(store.candidates), store.details)
+    coverage, reachable = coverage_of(mode, injected_ids, store.candidate_count, store.details)
     rows = LedgerRows(
         competitors + resting,
         competitor_costs + resting_costs,

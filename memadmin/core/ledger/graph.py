@@ -8,7 +8,8 @@ member outside them is ignored, as is a head listed among its own members.
 Traversal is cycle-safe everywhere: each memory is visited at most once.
 """
 
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable
+from itertools import repeat
 from operator import attrgetter
 
 from .model import Kind, LedgerComposite
@@ -20,10 +21,11 @@ class CompositeIndex:
     ``members_of`` maps each header to its members in composite order (composites by id,
     members by position), each once. ``heads_of`` maps each detail to its headers, in the
     order its (header, detail) pairs first appear; it is built on first use, since only
-    the rows an assembly hands out need it.
+    the rows an assembly hands out need it. (A prepared store builds its index in bulk,
+    with ``from_pairs``: see ``edges``.)
     """
 
-    __slots__ = ("_heads_of", "_joined", "members_of")
+    __slots__ = ("_heads_of", "_joined", "_members_of")
 
     def __init__(self, composites: Iterable[LedgerComposite], known_ids: Container[int]):
         members_of: dict[int, tuple[int, ...]] = {}
@@ -51,9 +53,35 @@ class CompositeIndex:
                 gathered.update(dict.fromkeys(new))
             joined.append((head, new))
         members_of.update((head, tuple(gathered)) for head, gathered in several.items())
-        self.members_of: dict[int, tuple[int, ...]] = members_of
-        self._joined = joined
+        self._members_of: dict | Callable[[], dict] = members_of
+        self._joined: Callable[[], Iterable[tuple[int, int]]] | None = lambda: (
+            pair for head, members in joined for pair in zip(repeat(head), members)
+        )
         self._heads_of: dict[int, tuple[int, ...]] | None = None
+
+    @classmethod
+    def from_pairs(
+        cls,
+        members_of: Callable[[], dict[int, tuple[int, ...]]],
+        pairs: Callable[[], Iterable[tuple[int, int]]],
+    ) -> "CompositeIndex":
+        """Return the index whose ``members_of`` and pairs are worked out elsewhere.
+
+        ``members_of()`` gives ``members_of``, and ``pairs()`` every (header, detail) pair
+        in the order each first appears: each is called once, when first needed.
+        """
+        index = cls.__new__(cls)
+        index._members_of = members_of
+        index._joined = pairs
+        index._heads_of = None
+        return index
+
+    @property
+    def members_of(self) -> dict[int, tuple[int, ...]]:
+        """Return each header's members, in composite order."""
+        if not isinstance(self._members_of, dict):
+            self._members_of = self._members_of()
+        return self._members_of
 
     @property
     def heads_of(self) -> dict[int, tuple[int, ...]]:
@@ -61,12 +89,11 @@ class CompositeIndex:
         if self._heads_of is None:
             heads_of: dict[int, tuple[int, ...]] = {}
             get = heads_of.get
-            for head, members in self._joined:
-                for member in members:
-                    heads = get(member)
-                    heads_of[member] = (head,) if heads is None else (*heads, head)
+            for head, member in self._joined():
+                heads = get(member)
+                heads_of[member] = (head,) if heads is None else (*heads, head)
             self._heads_of = heads_of
-            self._joined = []
+            self._joined = None
         return self._heads_of
 
     def kind(self, memory_id: int) -> Kind:
@@ -74,21 +101,6 @@ class CompositeIndex:
         if memory_id in self.members_of:
             return "header"
         return "detail" if memory_id in self.heads_of else "standalone"
-
-    def eligible_details(self, ineligible: set[int]) -> dict[int, tuple[int, ...]]:
-        """Return, for every eligible header, its eligible members (possibly none).
-
-        The eligible memories are the known ones not ``ineligible``. A header none of whose
-        members is ineligible keeps its tuple of members as it is (checked in C).
-        """
-        disjoint = ineligible.isdisjoint
-        return {
-            head: members
-            if disjoint(members)
-            else tuple([member for member in members if member not in ineligible])
-            for head, members in self.members_of.items()
-            if head not in ineligible
-        }
 
 
 def reach(start: Iterable[int], details: dict[int, tuple[int, ...]], seen: set[int]) -> None:

@@ -17,13 +17,11 @@ UTF-8, so the store's ``category ASC`` is reproduced exactly.
 """
 
 from collections.abc import Iterable
-from operator import attrgetter, itemgetter
 
 import numpy as np
 
+from .columns import CANDIDATE_STATUSES, EXACT_LIMIT, Columns, compact, field, floats, pick
 from .model import ARCHIVED, EXPIRED, SUPERSEDED, LedgerMemory, Reason, TieBreak
-
-CANDIDATE_STATUSES = frozenset({"active", "permanent"})
 
 
 def ineligible_reason(memory: LedgerMemory, now_ms: int) -> Reason | None:
@@ -38,27 +36,6 @@ def ineligible_reason(memory: LedgerMemory, now_ms: int) -> Reason | None:
     if memory.expires_at is not None and memory.expires_at <= now_ms:
         return EXPIRED
     return None
-
-
-def partition(
-    memories: list[LedgerMemory], now_ms: int
-) -> tuple[list[LedgerMemory], list[LedgerMemory]]:
-    """Return the candidates and the other memories, each in the order given."""
-    candidates = [
-        memory
-        for memory in memories
-        if memory.status in CANDIDATE_STATUSES
-        and (memory.expires_at is None or memory.expires_at > now_ms)
-    ]
-    if len(candidates) == len(memories):
-        return candidates, []
-    # The others: what ``ineligible_reason`` gives a reason for, tested inline.
-    return candidates, [
-        memory
-        for memory in memories
-        if memory.status not in CANDIDATE_STATUSES
-        or (memory.expires_at is not None and memory.expires_at <= now_ms)
-    ]
 
 
 def store_order(memories: Iterable[LedgerMemory]) -> list[LedgerMemory]:
@@ -158,8 +135,27 @@ def selection_order(candidates: Iterable[LedgerMemory], tie_break: TieBreak) -> 
     """
     candidates = list(candidates)
     order = _sorted_by_arrays(candidates, tie_break)
+    return order if order is not None else _grouped_order(candidates, tie_break)
+
+
+def selection_positions(
+    memories: list[LedgerMemory], candidates: np.ndarray, tie_break: TieBreak, columns: Columns
+) -> np.ndarray:
+    """Return the positions of the candidates (positions in ``memories``) in selection order.
+
+    ``columns`` holds the memories' fields, read once for every order of the store.
+    """
+    order = _order_by_arrays(columns, candidates, tie_break)
     if order is not None:
-        return order
+        return candidates[order]
+    chosen = pick(memories, candidates)
+    position_of = {id(memory): at for at, memory in zip(candidates.tolist(), chosen, strict=True)}
+    ordered = _grouped_order(chosen, tie_break)
+    return compact(np.array([position_of[id(memory)] for memory in ordered], dtype=np.intp))
+
+
+def _grouped_order(candidates: list[LedgerMemory], tie_break: TieBreak) -> list[LedgerMemory]:
+    """Return ``selection_order``'s order, each group sorted by packed integers (exactly)."""
     groups: tuple[list[LedgerMemory], ...] = ([], [], [], [])
     for memory in candidates:
         active = memory.status != "permanent"
@@ -173,25 +169,19 @@ def selection_order(candidates: Iterable[LedgerMemory], tie_break: TieBreak) -> 
     ]
 
 
-EXACT_LIMIT = 1 << 53  # a float64 holds every whole number below this exactly
-
-_fields = {name: attrgetter(name) for name in LedgerMemory._fields}
-
-
-def _column(memories: list[LedgerMemory], name: str, *, optional: bool = True) -> np.ndarray:
-    """Return one field of every memory as float64, a missing value as NaN.
-
-    A field that is never missing (not ``optional``) is read straight into the array;
-    a missing value there raises TypeError.
-    """
-    values = map(_fields[name], memories)
-    if optional:
-        return np.array(list(values), dtype=np.float64)
-    return np.fromiter(values, dtype=np.float64, count=len(memories))
-
-
 def _sorted_by_arrays(memories: list[LedgerMemory], tie_break: TieBreak) -> list | None:
-    """Return ``selection_order``'s order, sorting all the keys at once with ``np.lexsort``.
+    """Return ``selection_order``'s order sorted as arrays, None when they cannot be trusted
+    (see ``_order_by_arrays``)."""
+    everyone = np.arange(len(memories), dtype=np.intp)
+    order = _order_by_arrays(Columns(memories), everyone, tie_break)
+    return None if order is None else pick(memories, order)
+
+
+def _order_by_arrays(
+    columns: Columns, positions: np.ndarray, tie_break: TieBreak
+) -> np.ndarray | None:
+    """Return the order of the memories at ``positions`` (indexes into ``positions``) in
+    ``selection_order``'s order, sorting all the keys at once with ``np.lexsort``.
 
     Each memory gets the same key as ``selection_key``, as five columns: its group, then
     minus its importance (its category's rank when it has none), then whether its recency
@@ -200,64 +190,81 @@ def _sorted_by_arrays(memories: list[LedgerMemory], tie_break: TieBreak) -> list
     float64 would round it), or is not a number at all: those stores are sorted exactly,
     group by group.
     """
-    if len(memories) < 2:
-        return memories
-    try:
-        importance = _column(memories, "importance")
-        ids = _column(memories, "id", optional=False)
-        updated = _column(memories, "updated_at", optional=False)
-        recency = (
-            np.fmax(_column(memories, "last_seen_at"), _column(memories, "verified_at"))
-            if tie_break == "recent"
-            else np.zeros(len(memories))
-        )
-    except (TypeError, ValueError, OverflowError):
+    if len(positions) < 2:
+        return np.arange(len(positions), dtype=np.intp)
+    read = [columns.importance, columns.ids]
+    read.append(columns.recency if tie_break == "recent" else np.zeros(0))
+    if any(column is None for column in read):
         return None
-    if np.isnan(ids).any() or np.isnan(updated).any():  # a NaN given as such
+    importance, ids = read[0][positions], read[1][positions]
+    recency = read[2][positions] if tie_break == "recent" else np.zeros(len(positions))
+    del read
+    unranked = np.isnan(importance)
+    # Only a memory without importance sorts by category (its rank among theirs) and
+    # update time: those two are read for these memories alone.
+    at = np.flatnonzero(unranked)
+    category_rank, updated = np.zeros(len(positions)), np.zeros(len(positions))
+    if at.size:
+        memories = pick(columns.memories, positions[at])
+        read_updated = floats(field(memories, "updated_at"), optional=False)
+        if read_updated is None:
+            return None
+        updated[at] = read_updated
+        categories = field(memories, "category")
+        rank = {category: rank for rank, category in enumerate(sorted(set(categories)))}
+        category_rank[at] = list(map(rank.__getitem__, categories))
+    if np.isnan(ids).any() or np.isnan(updated).any():  # missing, or a NaN given as such
         return None
     for column in (importance, ids, updated, recency):
         known = column[~np.isnan(column)]
         if known.size and (np.abs(known).max() >= EXACT_LIMIT or (known != np.trunc(known)).any()):
             return None
-    categories = list(map(_fields["category"], memories))
-    rank = {category: at for at, category in enumerate(sorted(set(categories)))}
-    unranked = np.isnan(importance)
-    active = np.fromiter(map("permanent".__ne__, map(_fields["status"], memories)), dtype=bool)
-    group = 2 * active + unranked
-    category_rank = np.array(list(map(rank.__getitem__, categories)), dtype=np.float64)
     missing = np.isnan(recency)
+    group = 2 * columns.active[positions] + unranked
     second = np.where(unranked, category_rank, -importance)
     third = np.where(unranked, False, missing)
     fourth = np.where(unranked, -updated, np.where(missing, 0.0, -recency))
-    order = _lexsorted([group, second, third, fourth, ids])
-    return list(itemgetter(*order.tolist())(memories))
+    return _lexsorted([group, second, third, fourth, ids])
+
+
+PACK_LIMIT = 1 << 63  # an int64 holds every offset packed below this
 
 
 def _lexsorted(columns: list[np.ndarray]) -> np.ndarray:
     """Return the positions that sort by the columns, the first the most significant.
 
     Every value is a whole number below 2**53 in magnitude. Neighbouring columns are packed
-    into one (offset by their minimum, times the next one's span) while the product of
-    their spans stays below 2**53, so the float64 is exact and fewer keys are sorted.
+    into one int64 (offset by their minimum, times the next one's span) while the product
+    of their spans stays below 2**63, so fewer keys are sorted: a selection order's five
+    columns fit one key or two. One key is sorted by ``np.argsort``'s fastest sort, as
+    stable as ``np.lexsort`` when no two keys are equal (checked: else sorted stably).
     """
     keys: list[np.ndarray] = []
-    packed, span = None, 1.0
+    packed, span = None, 1
     for column in columns:
         column = column.astype(np.float64, copy=False)
         low = column.min()
-        width = float(column.max() - low) + 1
+        width = int(column.max() - low) + 1
         if width >= EXACT_LIMIT:  # its offsets would not all be exact: sorted as it is
             keys.extend([key for key in (packed, column) if key is not None])
-            packed, span = None, 1.0
-        elif packed is not None and span * width < EXACT_LIMIT:
-            packed, span = packed * width + (column - low), span * width
+            packed, span = None, 1
+            continue
+        offsets = (column - low).astype(np.int64)
+        if packed is not None and span * width < PACK_LIMIT:
+            packed, span = packed * width + offsets, span * width
         else:
             if packed is not None:
                 keys.append(packed)
-            packed, span = column - low, width
+            packed, span = offsets, width
     if packed is not None:
         keys.append(packed)
-    return np.lexsort(keys[::-1])
+    if len(keys) > 1:
+        return np.lexsort(keys[::-1])
+    order = np.argsort(keys[0])
+    ordered = keys[0][order]
+    if (ordered[1:] == ordered[:-1]).any():  # equal keys: kept in the order given
+        order = np.argsort(keys[0], kind="stable")
+    return order
 
 
 def selection_key(memory: LedgerMemory, tie_break: TieBreak) -> tuple:

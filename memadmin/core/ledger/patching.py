@@ -19,7 +19,10 @@ from itertools import compress
 from operator import attrgetter, is_not
 from typing import TYPE_CHECKING
 
-from .model import LedgerComposite, LedgerMemory
+import numpy as np
+
+from .columns import Columns, compact, pick
+from .model import LedgerComposite, LedgerMemory, TieBreak
 from .ordering import ineligible_reason, selection_key
 from .reader import DroppedRow, read_rows_at
 from .render import counted_lines
@@ -83,34 +86,35 @@ def patched(
     store.expiry = previous.expiry
     store.composites = composites
     store.memories = memories
-    by_id = dict(previous.by_id)
-    by_id.update((memory.id, memory) for memory in news)
-    store.by_id = by_id
-    store.index = previous.index
-    store.candidates = list(previous.candidates)
-    store.ineligible = list(previous.ineligible)
-    resting = len(previous.ineligible)
-    for at, old, new in zip(positions, olds, news, strict=True):
-        if ineligible_reason(old, now_ms) is None:
-            # Candidates keep the memories' order: old is at ``at`` less the ineligible before.
-            store.candidates[store.candidates.index(old, max(0, at - resting), at + 1)] = new
-        else:
-            store.ineligible[bisect_left(store.ineligible, old.id, key=attrgetter("id"))] = new
+    # The same ids at the same positions, the same candidates, the same graph.
+    store._positions = previous._positions
+    store._live = previous._live
+    store._candidate_positions = previous._candidate_positions
+    store._ineligible_positions = previous._ineligible_positions
+    store._columns = Columns(memories, ids=store._positions.array)  # read when an order is made
+    store.ineligible = pick(memories, store._ineligible_positions)
+    if "by_id" in previous.__dict__:  # made: patched, cheaper than made again
+        by_id = dict(previous.by_id)
+        by_id.update((memory.id, memory) for memory in news)
+        store.by_id = by_id
     reasons = dict(previous.reasons)
     for memory in news:
         reason = ineligible_reason(memory, now_ms)
         if reason is not None:
             reasons[memory.id] = reason
     store.reasons = reasons
+    store.index = previous.index
+    store._edges = previous._edges
     store.details = previous.details
     store._suffixes = previous._suffixes
     store._heads = None  # made again from the new memories when asked
+    store._suffix_positions = previous._suffix_positions
     store._promoted = dict(previous._promoted)
     store._donor = None  # its lines are the previous store's
     _patch_lines(store, previous, positions, news)
-    _patch_orders(store, previous, olds, news)
+    _patch_orders(store, previous, positions, news)
     _patch_costs(store, previous, news)
-    _patch_arranged(store, previous, olds, news)
+    _patch_arranged(store, previous, positions, olds, news)
     return store
 
 
@@ -131,67 +135,94 @@ def _patch_lines(store, previous, positions: list[int], news: list[LedgerMemory]
         store._lines[mode] = lines
 
 
-def _patch_orders(store, previous, olds: list[LedgerMemory], news: list[LedgerMemory]) -> None:
-    store._orders = {}
-    for tie_break, order in previous._orders.items():
-        order = list(order)
-        for old, new in zip(olds, news, strict=True):
-            if ineligible_reason(new, store.now_ms) is not None:
+def _patch_orders(store, previous, positions: list[int], news: list[LedgerMemory]) -> None:
+    """Move each edited candidate within every selection order kept, to where its new key
+    puts it (the order's positions, and its memories when they were made)."""
+    store._order_positions, store._orders = {}, {}
+    for tie_break, order in previous._order_positions.items():
+        order = order.tolist()
+        listed = previous._orders.get(tie_break)
+        listed = list(listed) if listed is not None else None
+        current = list(previous.memories)  # the memory each position holds, as edits go in
+
+        def key(position: int, current=current, tie_break: TieBreak = tie_break) -> tuple:
+            return selection_key(current[position], tie_break)
+
+        for position, new in zip(positions, news, strict=True):
+            if not store._live[position]:
                 continue  # neither competes
-            key = selection_key(old, tie_break)
-            at = bisect_left(order, key, key=lambda memory: selection_key(memory, tie_break))
-            if at >= len(order) or order[at] is not old:
+            at = bisect_left(order, selection_key(current[position], tie_break), key=key)
+            if at >= len(order) or order[at] != position:
                 return _forget_orders(store)
             del order[at]
-            new_key = selection_key(new, tie_break)
-            order.insert(
-                bisect_left(order, new_key, key=lambda memory: selection_key(memory, tie_break)),
-                new,
-            )
-        store._orders[tie_break] = order
+            current[position] = new
+            to = bisect_left(order, selection_key(new, tie_break), key=key)
+            order.insert(to, position)
+            if listed is not None:
+                del listed[at]
+                listed.insert(to, new)
+        store._order_positions[tie_break] = compact(np.array(order, dtype=np.intp))
+        if listed is not None:
+            store._orders[tie_break] = listed
     # Roots depend on the order only when a ring of headers had one promoted.
-    store._roots = {
-        tie_break: roots
-        for tie_break, roots in previous._roots.items()
-        if tie_break in store._orders and not previous._promoted[tie_break]
+    kept = [
+        tie_break
+        for tie_break in previous._roots
+        if tie_break in store._order_positions and not previous._promoted[tie_break]
+    ]
+    store._roots = {tie_break: previous._roots[tie_break] for tie_break in kept}
+    store._root_ids = {
+        tie_break: previous._root_ids[tie_break]
+        for tie_break in kept
+        if tie_break in previous._root_ids
     }
 
 
-def _patch_arranged(store, previous, olds: list[LedgerMemory], news: list[LedgerMemory]) -> None:
+def _patch_arranged(
+    store, previous, positions: list[int], olds: list[LedgerMemory], news: list[LedgerMemory]
+) -> None:
     """Patch each kept arrangement (``PreparedStore.arranged``) and its costs, as the orders.
 
     A competitor is moved as in the selection order (the competitors are a part of it, in
     its order); any other edited memory keeps its place among the others, by id. Each move
-    is replayed on the lists of costs, with the edited memory's new cost.
+    is replayed on the competitors' positions and on the lists of costs, with the edited
+    memory's new cost.
     """
-    store._arranged = {}
+    store._arranged, store._arranged_positions = {}, {}
     moves: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
     recategorised = any(old.category != new.category for old, new in zip(olds, news, strict=True))
     for (kind, tie_break), (competitors, resting, categories) in previous._arranged.items():
-        if tie_break not in store._orders or (kind == "headers" and tie_break not in store._roots):
+        if tie_break not in store._order_positions or (
+            kind == "headers" and tie_break not in store._roots
+        ):
             continue  # made again when asked for
         key = partial(selection_key, tie_break=tie_break)
-        competing = store._roots[tie_break] if kind == "headers" else None
-        competitors, resting = list(competitors), list(resting)
+        roots = store._roots[tie_break] if kind == "headers" else None
+        competing, others = previous._arranged_positions[kind, tie_break]
+        competitors, resting, competing = list(competitors), list(resting), competing.tolist()
         steps = moves[kind, tie_break] = []
-        for old, new in zip(olds, news, strict=True):
-            if ineligible_reason(new, store.now_ms) is None and (
-                competing is None or new.id in competing
-            ):
+        for position, old, new in zip(positions, olds, news, strict=True):
+            if store._live[position] and (roots is None or roots[position]):
                 at = bisect_left(competitors, key(old), key=key)
-                del competitors[at]
+                del competitors[at], competing[at]
                 to = bisect_left(competitors, key(new), key=key)
                 competitors.insert(to, new)
+                competing.insert(to, position)
                 steps.append((at, to, new.id))
             else:
                 at = bisect_left(resting, new.id, key=attrgetter("id"))
                 resting[at] = new
                 steps.append((-1, at, new.id))
         if kind == "plugin":  # the same lists as the store's own: share them
-            competitors, resting = store._orders[tie_break], store.ineligible
+            competitors, resting = store.selection(tie_break), store.ineligible
+            competing = store._order_positions[tie_break]
         if recategorised:
             categories = sorted({memory.category for memory in competitors})
         store._arranged[kind, tie_break] = (competitors, resting, categories)
+        store._arranged_positions[kind, tie_break] = (
+            compact(np.asarray(competing, dtype=np.intp)),
+            others,
+        )
     store._arranged_costs = {}
     for (counter_id, mode, tie_break), (
         counter,
@@ -201,7 +232,7 @@ def _patch_arranged(store, previous, olds: list[LedgerMemory], news: list[Ledger
         steps = moves.get(("headers" if mode == "headers" else "plugin", tie_break))
         if steps is None:
             continue
-        costs = store._costs[counter_id, mode][1]
+        costs = store.costs(counter, mode)
         competing, rest = list(competing), list(rest)
         for at, to, memory_id in steps:
             if at < 0:
@@ -213,8 +244,8 @@ def _patch_arranged(store, previous, olds: list[LedgerMemory], news: list[Ledger
 
 
 def _forget_orders(store) -> None:
-    store._orders = {}
-    store._roots = {}
+    store._order_positions, store._orders = {}, {}
+    store._roots, store._root_ids = {}, {}
 
 
 def _patch_costs(store, previous, news: list[LedgerMemory]) -> None:

@@ -8,18 +8,20 @@ ledger page assembles both modes of one store, and each shares all of it.
 """
 
 from collections.abc import Iterable
-from itertools import compress
-from operator import attrgetter, not_
+from functools import cached_property
+from operator import itemgetter
 from typing import NamedTuple
 
-from .graph import CompositeIndex, top_level_and_promotion
-from .headers import details_suffix
-from .model import LedgerComposite, LedgerError, LedgerMemory, Mode, Reason, TieBreak, TokenCounter
-from .ordering import ineligible_reason, partition, selection_order
-from .patching import next_expiry, patched
-from .render import WRAPPER_TEXT, category_tags_text, counted_lines
+import numpy as np
 
-_id = attrgetter("id")
+from .columns import Columns, IdPositions, candidate_mask, compact, field, first_ahead, pick
+from .edges import composite_edges, top_level_mask
+from .graph import CompositeIndex
+from .headers import details_suffix
+from .model import LedgerComposite, LedgerMemory, Mode, Reason, TieBreak, TokenCounter
+from .ordering import ineligible_reason, selection_positions
+from .patching import patched
+from .render import WRAPPER_TEXT, category_tags_text, counted_lines
 
 
 def count_all(counter: TokenCounter, texts: list[str]) -> list[int]:
@@ -36,7 +38,9 @@ class PreparedStore:
     ``memories`` keep the order given; ``by_id`` finds them; ``index`` is the composite
     graph over them; ``candidates`` are the eligible memories in the order given;
     ``reasons`` says why each other memory is not one, and ``ineligible`` lists those by
-    id; ``details`` maps each eligible header to its eligible details.
+    id; ``details`` maps each eligible header to its eligible details. ``by_id``,
+    ``candidates`` and the index's dicts are made on first use: an assembly reads the
+    arrays of positions behind them instead.
     """
 
     def __init__(
@@ -46,32 +50,73 @@ class PreparedStore:
         *,
         now_ms: int,
     ):
-        """Index the memories and composites; raise LedgerError for an id given twice."""
+        """Index the memories and composites; raise LedgerError for an id given twice.
+
+        Memories are named by their position here (see ``columns``): the candidates, the
+        graph's edges and the selection orders are arrays of positions, read in bulk.
+        """
         self.now_ms = now_ms
         self.memories = list(memories)
-        self.expiry = next_expiry(self.memories, now_ms)
         self.composites = list(composites)
-        self.by_id = _index_by_id(self.memories)
-        self.index = CompositeIndex(self.composites, self.by_id)
-        self.candidates, ineligible = partition(self.memories, now_ms)
+        self._positions = IdPositions(self.memories)
+        statuses, expiries = field(self.memories, "status"), field(self.memories, "expires_at")
+        self._live, exact_expiries = candidate_mask(statuses, expiries, now_ms)
+        self.expiry = first_ahead(expiries, exact_expiries, now_ms)
+        self._columns = Columns(self.memories, ids=self._positions.array, statuses=statuses)
+        self._candidate_positions = compact(np.flatnonzero(self._live))
+        resting = ~self._live
         self.reasons: dict[int, Reason] = {
-            memory.id: ineligible_reason(memory, now_ms) for memory in ineligible
+            memory.id: ineligible_reason(memory, now_ms)
+            for memory in pick(self.memories, np.flatnonzero(resting))
         }
-        self.ineligible = sorted(ineligible, key=attrgetter("id"))
-        self.details = self.index.eligible_details({memory.id for memory in ineligible})
-        self._suffixes = {head: details_suffix(ids) for head, ids in self.details.items() if ids}
+        by_id_order = self._positions.by_id_order
+        self._ineligible_positions = by_id_order[resting[by_id_order]]
+        self.ineligible = pick(self.memories, self._ineligible_positions)
+        edges, owners, members = composite_edges(self.composites, self._positions)
+        ids = self._positions  # finds the ids at positions (``at``)
+        self.index = CompositeIndex.from_pairs(  # its dicts made when rows are
+            lambda: edges.as_dict(ids), lambda: zip(ids.at(owners), ids.at(members), strict=True)
+        )
+        self._edges = edges.eligible(self._live)  # between candidates: the details
+        self.details = self._edges.as_dict(ids, fresh=True)
+        listing = self._edges.counts > 0
+        self._suffix_positions = self._edges.heads[listing]
+        self._suffixes = {
+            head: details_suffix(listed) for head, listed in self.details.items() if listed
+        }
         self._lines: dict[Mode, list[str]] = {}
         self._donor: PreparedStore | None = None  # a store of the same project (share_lines)
         self._headers: dict[int, str] | None = None
         self._heads: list[LedgerMemory] | None = None  # the memories of ``_suffixes``
+        # By tie-break: the selection order as positions, and as memories (made when asked).
+        self._order_positions: dict[TieBreak, np.ndarray] = {}
         self._orders: dict[TieBreak, list[LedgerMemory]] = {}
-        self._roots: dict[TieBreak, set[int]] = {}
+        # By tie-break: which positions compete in headers mode, and their ids (when asked).
+        self._roots: dict[TieBreak, np.ndarray] = {}
+        self._root_ids: dict[TieBreak, set[int]] = {}
         self._promoted: dict[TieBreak, bool] = {}  # a ring of headers had one promoted
         self._costs: dict[tuple[int, Mode], tuple[TokenCounter, dict[int, int]]] = {}
-        # By ("plugin" or "headers", tie-break): competitors, the others by id, categories.
+        # By ("plugin" or "headers", tie-break): competitors, the others by id, categories;
+        # and the positions of the competitors and of the others.
         self._arranged: dict[tuple[str, TieBreak], Arrangement] = {}
+        self._arranged_positions: dict[tuple[str, TieBreak], tuple[np.ndarray, np.ndarray]] = {}
         # By (counter identity, mode, tie-break): the counter, the costs of both lists.
         self._arranged_costs: dict[tuple, tuple[TokenCounter, list[int], list[int]]] = {}
+
+    @cached_property
+    def candidates(self) -> list[LedgerMemory]:
+        """Return the eligible memories in the order given (made on first use)."""
+        return pick(self.memories, self._candidate_positions)
+
+    @property
+    def candidate_count(self) -> int:
+        """Return how many memories are eligible."""
+        return len(self._candidate_positions)
+
+    @cached_property
+    def by_id(self) -> dict[int, LedgerMemory]:
+        """Return the memories by id (made on first use: an assembly looks none up)."""
+        return dict(zip(self._positions.ids, self.memories, strict=True))
 
     def lines(self, mode: Mode) -> list[str]:
         """Return each memory's counted line (with its ``\\n``) in that mode, in the order given.
@@ -171,19 +216,20 @@ class PreparedStore:
         return dict(zip(headers, count_all(counter, list(headers.values())), strict=True))
 
     def _ids(self) -> list[int]:
-        return list(self.by_id)
+        """Return the ids in the memories' order (the store's own list: not to be changed)."""
+        return self._positions.ids
 
     def _head_memories(self) -> list[LedgerMemory]:
         """Return the headers with eligible details, in ``_suffixes``' order (made once)."""
         if self._heads is None:
-            self._heads = list(map(self.by_id.__getitem__, self._suffixes))
+            self._heads = pick(self.memories, self._suffix_positions)
         return self._heads
 
     def _header_lines(self) -> dict[int, str]:
         """Return the counted line of each header with eligible details, by id."""
         if self._headers is None:
             heads = list(self._suffixes)
-            lines = self._rendered(list(map(self.by_id.__getitem__, heads)), self._suffixes)
+            lines = self._rendered(pick(self.memories, self._suffix_positions), self._suffixes)
             self._headers = dict(zip(heads, lines, strict=True))
         return self._headers
 
@@ -234,16 +280,32 @@ class PreparedStore:
         """Return the candidates in selection order."""
         order = self._orders.get(tie_break)
         if order is None:
-            order = self._orders[tie_break] = selection_order(self.candidates, tie_break)
+            order = self._orders[tie_break] = pick(self.memories, self._ordered(tie_break))
+        return order
+
+    def _ordered(self, tie_break: TieBreak) -> np.ndarray:
+        """Return the positions of the candidates in selection order."""
+        order = self._order_positions.get(tie_break)
+        if order is None:
+            order = self._order_positions[tie_break] = selection_positions(
+                self.memories, self._candidate_positions, tie_break, self._columns
+            )
         return order
 
     def roots(self, tie_break: TieBreak) -> set[int]:
         """Return the ids that compete in headers mode (see ``graph.top_level``)."""
+        roots = self._root_ids.get(tie_break)
+        if roots is None:
+            positions = np.flatnonzero(self._top_level(tie_break))
+            roots = self._root_ids[tie_break] = set(pick(self._positions.ids, positions))
+        return roots
+
+    def _top_level(self, tie_break: TieBreak) -> np.ndarray:
+        """Return which positions compete in headers mode, as a mask (see ``roots``)."""
         roots = self._roots.get(tie_break)
         if roots is None:
-            selection_ids = list(map(_id, self.selection(tie_break)))
-            roots, self._promoted[tie_break] = top_level_and_promotion(selection_ids, self.details)
-            self._roots[tie_break] = roots
+            roots, promoted = top_level_mask(self._edges, self._live, self._ordered(tie_break))
+            self._roots[tie_break], self._promoted[tie_break] = roots, promoted
         return roots
 
     def arranged(self, mode: Mode, tie_break: TieBreak) -> "Arrangement":
@@ -256,20 +318,19 @@ class PreparedStore:
         kind = "headers" if mode == "headers" else "plugin"
         arranged = self._arranged.get((kind, tie_break))
         if arranged is None:
-            selection = self.selection(tie_break)
             if kind == "headers":
-                roots = self.roots(tie_break)
-                selection_ids = list(map(_id, selection))
-                competes = list(map(roots.__contains__, selection_ids))
-                competitors = list(compress(selection, competes))
-                resting_ids = list(compress(selection_ids, map(not_, competes)))
-                resting_ids += map(_id, self.ineligible)
-                resting_ids.sort()  # ids are unique: the same order as sorting the memories
-                resting = list(map(self.by_id.__getitem__, resting_ids))
+                order, roots = self._ordered(tie_break), self._top_level(tie_break)
+                by_id_order = self._positions.by_id_order
+                competing = order[roots[order]]
+                resting = by_id_order[~roots[by_id_order]]  # ids are unique: sorted by id
+                competitors = pick(self.memories, competing)
+                others = pick(self.memories, resting)
             else:
-                competitors, resting = selection, self.ineligible
-            categories = sorted({memory.category for memory in competitors})
-            arranged = self._arranged[kind, tie_break] = (competitors, resting, categories)
+                competing, resting = self._ordered(tie_break), self._ineligible_positions
+                competitors, others = self.selection(tie_break), self.ineligible
+            categories = sorted(set(map(_category, competitors)))
+            arranged = self._arranged[kind, tie_break] = (competitors, others, categories)
+            self._arranged_positions[kind, tie_break] = (competing, resting)
         return arranged
 
     def arranged_costs(
@@ -279,12 +340,26 @@ class PreparedStore:
         known = self._arranged_costs.get((id(counter), mode, tie_break))
         if known is not None:
             return known[1], known[2]
-        costs = self.costs(counter, mode)
-        competitors, resting, _ = self.arranged(mode, tie_break)
-        competing = list(map(costs.__getitem__, map(_id, competitors)))
-        rest = list(map(costs.__getitem__, map(_id, resting)))
+        costs = self._aligned_costs(counter, mode)
+        self.arranged(mode, tie_break)
+        competing, resting = self._arranged_positions[
+            "headers" if mode == "headers" else "plugin", tie_break
+        ]
+        competing, rest = pick(costs, competing), pick(costs, resting)
         self._arranged_costs[id(counter), mode, tie_break] = (counter, competing, rest)
         return competing, rest
+
+    def _aligned_costs(self, counter: TokenCounter, mode: Mode) -> list[int]:
+        """Return ``costs`` as a list in the memories' order.
+
+        ``costs`` is made in that order, so its values are already aligned whenever its
+        keys are the ids in order (checked); otherwise each is looked up.
+        """
+        costs = self.costs(counter, mode)
+        ids = self._positions.ids
+        if len(costs) == len(ids) and list(costs) == ids:
+            return list(costs.values())
+        return list(map(costs.__getitem__, ids))
 
     def edited(
         self,
@@ -318,12 +393,4 @@ class Counted(NamedTuple):
     suffixes: dict[int, str]
 
 
-def _index_by_id(memories: list[LedgerMemory]) -> dict[int, LedgerMemory]:
-    by_id = dict(zip(map(_id, memories), memories, strict=True))
-    if len(by_id) < len(memories):
-        seen: set[int] = set()
-        for memory in memories:
-            if memory.id in seen:
-                raise LedgerError(f"Memory #{memory.id} is given twice; ids must be unique.")
-            seen.add(memory.id)
-    return by_id
+_category = itemgetter(LedgerMemory._fields.index("category"))
