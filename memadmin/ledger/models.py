@@ -21,8 +21,8 @@ class TextKeyField(models.BigIntegerField):
 class TokenCount(models.Model):
     """How many tokens a counter finds in one exact text.
 
-    `key` is `count_cache.text_keys` of the counter's label (name and version, such as
-    `claude@1.0.6`) and the text, or for a memory's plain line `count_cache.line_keys` of
+    `key` is `count_keys.text_keys` of the counter's label (name and version, such as
+    `claude@1.0.6`) and the text, or for a memory's plain line `count_keys.line_keys` of
     the label, the memory's id and its content digest; `counter` repeats the label, so one
     counter's rows can be told apart. A cache, not a record: any row can be dropped and is counted again on the
     next preview. Nothing in it is audited.

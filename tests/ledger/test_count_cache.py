@@ -9,16 +9,8 @@ from memadmin.core.hashing import content_digest64
 from memadmin.core.ledger import LedgerMemory, PreparedStore
 from memadmin.core.ledger.render import category_tags_text, counted_lines, escape_content
 from memadmin.core.tokens import HeuristicCounter
-from memadmin.ledger.count_cache import (
-    CountStore,
-    cache_label,
-    counts_for,
-    forget_counts,
-    header_keys,
-    line_keys,
-    memory_keys,
-    text_keys,
-)
+from memadmin.ledger.count_cache import CountStore, cache_label, counts_for, forget_counts
+from memadmin.ledger.count_keys import header_keys, line_keys, memory_keys, text_keys
 from memadmin.ledger.counters import CounterChoice
 from memadmin.ledger.models import TokenCount
 from memadmin.ledger.selectors import ledger_inputs, ledger_preview
