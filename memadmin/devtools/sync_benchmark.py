@@ -13,6 +13,7 @@ package (the upstream store builder), so it runs from a checkout.
 """
 
 import argparse
+import multiprocessing
 import os
 import resource
 import shutil
@@ -101,6 +102,17 @@ def server_cpu(connection) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def build_apart(path: Path, rows: int) -> None:
+    """Build the store in a child process, so the memory building takes is not the syncs'
+    peak (built here, 450,000 rows made the peak 529 MB where the syncs need 272)."""
+    child = multiprocessing.get_context("fork").Process(target=build, args=(path, rows))
+    child.start()
+    child.join()
+    if child.exitcode != 0:
+        path.unlink(missing_ok=True)
+        raise SystemExit(f"building the {rows}-row store failed (exit code {child.exitcode})")
+
+
 def peak_mb() -> float:
     """Return this process's peak resident memory in MB."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -115,7 +127,7 @@ def main() -> None:
     pristine = options.work / f"pristine-{options.rows}.db"
     if not pristine.exists():
         started = time.perf_counter()
-        build(pristine, options.rows)
+        build_apart(pristine, options.rows)
         print(f"built a {options.rows}-row store in {time.perf_counter() - started:.1f} s")
     store = options.work / "context.db"
     for suffix in ("", "-wal", "-shm"):

@@ -5,12 +5,15 @@ file under --work, on PostgreSQL against a scratch database whose name contains 
 """
 
 import os
+import sqlite3
 import subprocess
 import sys
 
 import pytest
 from django.conf import settings
 from django.db import connection
+
+from memadmin.devtools.sync_benchmark import build_apart
 
 ROWS = 300
 
@@ -71,3 +74,19 @@ def test_it_refuses_a_database_whose_name_lacks_bench(tmp_path):
     assert finished.returncode != 0
     assert "whose name contains 'bench'" in finished.stderr
     assert not (tmp_path / "work").exists()
+
+
+def test_the_store_is_built_in_a_child_process_and_a_failed_build_says_so(tmp_path):
+    """The store is built apart (its memory is not the syncs' peak): the rows are there after,
+    and a build that fails stops the run with its exit code, leaving no half-built store."""
+    path = tmp_path / "pristine.db"
+    build_apart(path, 30)
+    connection = sqlite3.connect(path)
+    try:
+        assert connection.execute("SELECT count(*) FROM memories").fetchone() == (30,)
+    finally:
+        connection.close()
+    nowhere = tmp_path / "missing-folder" / "pristine.db"
+    with pytest.raises(SystemExit, match="building the 30-row store failed"):
+        build_apart(nowhere, 30)
+    assert not nowhere.exists()
