@@ -105,7 +105,8 @@ def server_cpu(connection) -> float | None:
 def build_apart(path: Path, rows: int) -> None:
     """Build the store in a child process, so the memory building takes is not the syncs'
     peak (built here, 450,000 rows made the peak 529 MB where the syncs need 272)."""
-    child = multiprocessing.get_context("fork").Process(target=build, args=(path, rows))
+    # Spawned, not forked: a forked child of a process with threads (a test run) may deadlock.
+    child = multiprocessing.get_context("spawn").Process(target=build, args=(path, rows))
     child.start()
     child.join()
     if child.exitcode != 0:
