@@ -71,24 +71,40 @@ SQLITE_BACKWARD = [
     "DROP TRIGGER IF EXISTS memories_memory_size_update",
     "DROP TRIGGER IF EXISTS memories_memory_size_delete",
 ]
-POSTGRESQL_FORWARD = [
-    f"""CREATE OR REPLACE FUNCTION {SQL_FUNCTION}(t text) RETURNS integer
-    LANGUAGE sql IMMUTABLE STRICT AS $$
-      SELECT (2 * (2 * char_length(t)
-        - char_length(regexp_replace(t, '[\\U00010000-\\U0010FFFF]', '', 'g'))) + 6) / 7
-    $$""",
-    f"""CREATE OR REPLACE FUNCTION memadmin_memory_size() RETURNS trigger
+
+
+SIZE_COLUMNS = "memory_id, tokens, content_digest"  # what 0010's triggers write
+
+
+def _postgresql_size_function(digest: bool) -> str:
+    columns = SIZE_COLUMNS if digest else "memory_id, tokens"
+    values = f"{SQL_FUNCTION}(NEW.content)" + (
+        f", {DIGEST_FUNCTION}(NEW.content)" if digest else ""
+    )
+    update = "tokens = EXCLUDED.tokens" + (
+        ", content_digest = EXCLUDED.content_digest" if digest else ""
+    )
+    return f"""CREATE OR REPLACE FUNCTION memadmin_memory_size() RETURNS trigger
     LANGUAGE plpgsql AS $$
     BEGIN
       IF TG_OP = 'DELETE' THEN
         DELETE FROM memories_memorysize WHERE memory_id = OLD.id;
         RETURN OLD;
       END IF;
-      INSERT INTO memories_memorysize (memory_id, tokens)
-      VALUES (NEW.id, {SQL_FUNCTION}(NEW.content))
-      ON CONFLICT (memory_id) DO UPDATE SET tokens = EXCLUDED.tokens;
+      INSERT INTO memories_memorysize ({columns})
+      VALUES (NEW.id, {values})
+      ON CONFLICT (memory_id) DO UPDATE SET {update};
       RETURN NEW;
-    END $$""",
+    END $$"""
+
+
+POSTGRESQL_FORWARD = [
+    f"""CREATE OR REPLACE FUNCTION {SQL_FUNCTION}(t text) RETURNS integer
+    LANGUAGE sql IMMUTABLE STRICT AS $$
+      SELECT (2 * (2 * char_length(t)
+        - char_length(regexp_replace(t, '[\\U00010000-\\U0010FFFF]', '', 'g'))) + 6) / 7
+    $$""",
+    _postgresql_size_function(digest=False),
     """CREATE TRIGGER memories_memory_size
     AFTER INSERT OR DELETE OR UPDATE OF content ON memories_memory
     FOR EACH ROW EXECUTE FUNCTION memadmin_memory_size()""",
@@ -106,7 +122,6 @@ POSTGRESQL_BACKWARD = [
 # Migration 0010: the size triggers write the content digest too, keeping 0009's conditions
 # (the insert trigger runs WHEN memadmin_row_triggers(), the update one when the text
 # changed; see `bulk_index`), and every existing row gets its digest.
-SIZE_COLUMNS = "memory_id, tokens, content_digest"
 
 
 def sqlite_size_triggers(digest: bool) -> list[str]:
@@ -139,28 +154,6 @@ SQLITE_DIGEST_FORWARD = [
     SELECT id, {SQL_FUNCTION}(content), {DIGEST_FUNCTION}(content) FROM memories_memory""",
 ]
 SQLITE_DIGEST_BACKWARD = sqlite_size_triggers(digest=False)
-
-
-def _postgresql_size_function(digest: bool) -> str:
-    columns = SIZE_COLUMNS if digest else "memory_id, tokens"
-    values = f"{SQL_FUNCTION}(NEW.content)" + (
-        f", {DIGEST_FUNCTION}(NEW.content)" if digest else ""
-    )
-    update = "tokens = EXCLUDED.tokens" + (
-        ", content_digest = EXCLUDED.content_digest" if digest else ""
-    )
-    return f"""CREATE OR REPLACE FUNCTION memadmin_memory_size() RETURNS trigger
-    LANGUAGE plpgsql AS $$
-    BEGIN
-      IF TG_OP = 'DELETE' THEN
-        DELETE FROM memories_memorysize WHERE memory_id = OLD.id;
-        RETURN OLD;
-      END IF;
-      INSERT INTO memories_memorysize ({columns})
-      VALUES (NEW.id, {values})
-      ON CONFLICT (memory_id) DO UPDATE SET {update};
-      RETURN NEW;
-    END $$"""
 
 
 # The trigger itself (0009's, suspendable) calls memadmin_memory_size(): only the function
