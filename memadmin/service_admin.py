@@ -32,7 +32,7 @@ from django.contrib.admin.options import TO_FIELD_VAR, ActionLocation, Incorrect
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import models, router, transaction
 from django.http import QueryDict
 from django.template.response import TemplateResponse
 
@@ -241,9 +241,14 @@ class ServiceAdmin(RangeCheckedAdmin):
     def _delete_view(self, request, object_id, extra_context):
         """Delete only what the confirmation showed: refuse an object saved since, or no version.
 
-        Django runs this in a transaction; the row stays locked from the check to the delete.
-        A refusal shows the confirmation again, over the object as it is now.
+        It runs in a transaction (Django opens one for a POST only, and PostgreSQL refuses a
+        row lock outside one), so the row stays locked from the check to the delete. A
+        refusal shows the confirmation again, over the object as it is now.
         """
+        with transaction.atomic(using=router.db_for_write(self.model)):
+            return self._checked_delete_view(request, object_id, extra_context)
+
+    def _checked_delete_view(self, request, object_id, extra_context):
         to_field = request.POST.get(TO_FIELD_VAR, request.GET.get(TO_FIELD_VAR))
         obj = self.get_object(request, unquote(object_id), to_field)
         refused = False

@@ -1,5 +1,7 @@
 from django.urls import path
 
+from memadmin.taxonomy import converters  # noqa: F401  (registers <category:...>)
+
 from . import version_views, views
 
 app_name = "audit"
@@ -16,17 +18,17 @@ urlpatterns = [
         name="memory_revert",
     ),
     path(
-        "criteria/<int:project_pk>/<str:category>/",
+        "criteria/<int:project_pk>/<category:category>/",
         version_views.criteria_history,
         name="criteria_history",
     ),
     path(
-        "criteria/<int:project_pk>/<str:category>/compare/",
+        "criteria/<int:project_pk>/<category:category>/compare/",
         version_views.criteria_compare,
         name="criteria_compare",
     ),
     path(
-        "criteria/<int:project_pk>/<str:category>/revert/",
+        "criteria/<int:project_pk>/<category:category>/revert/",
         version_views.criteria_revert_view,
         name="criteria_revert",
     ),

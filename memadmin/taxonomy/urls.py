@@ -1,21 +1,12 @@
-from django.urls import path, register_converter
+from django.urls import path
 
-from . import facts_views, prompt_views, upgrade_views, views
-
-
-class CategoryNameConverter:
-    """A category name as packs spell it: PROJECT_RULES, OPS_RULES, ..."""
-
-    regex = "[A-Z][A-Z0-9_]{1,39}"
-
-    def to_python(self, value: str) -> str:
-        return value
-
-    def to_url(self, value: str) -> str:
-        return value
-
-
-register_converter(CategoryNameConverter, "category")
+from . import (
+    converters,  # noqa: F401  (registers <category:...>)
+    facts_views,
+    prompt_views,
+    upgrade_views,
+    views,
+)
 
 app_name = "taxonomy"
 

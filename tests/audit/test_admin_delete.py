@@ -125,3 +125,20 @@ def test_a_bulk_delete_without_its_version_deletes_none(client_as, composites):
     assert response.status_code == 409
     assert "did not say which versions" in response.content.decode()
     assert Composite.objects.count() == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_delete_confirmation_opens_outside_a_test_transaction(client_as, composites):
+    """As served (no transaction around the request), the confirmation opens and confirms.
+
+    Django opens a transaction for a POST only; the row lock the confirmation takes needs
+    one on PostgreSQL, where a GET without it was a server error.
+    """
+    client = client_as("admin")
+    for composite in composites:
+        response = client.get(delete_url(composite))
+        assert response.status_code == 200
+    version = version_in(client.get(delete_url(composites[0])).content.decode())
+    response = client.post(delete_url(composites[0]), {"post": "yes", "edited_version": version})
+    assert response.status_code == 302
+    assert not Composite.objects.filter(pk=composites[0].pk).exists()

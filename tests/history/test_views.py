@@ -403,3 +403,22 @@ def test_a_filter_on_a_change_that_never_happened_is_an_empty_log(client_as, edi
     response = client_as("viewer").get(reverse("audit:index"), {"action": "role_changed"})
     assert response.status_code == 200
     assert response.context["page"].paginator.count == 0
+
+
+@pytest.mark.parametrize("name", ["x%00y", "ops_rules", "A" * 41, "%C2%B2"])
+@pytest.mark.parametrize("page", ["", "compare/?a=1&b=2"])
+def test_a_category_name_no_pack_can_hold_is_not_found(client_as, project, name, page):
+    """A name no pack can spell (a NUL byte, lower case, too long) is 404, never a 500."""
+    response = client_as("viewer").get(f"/history/criteria/{project.pk}/{name}/{page}")
+    assert response.status_code == 404
+
+
+@pytest.mark.parametrize("name", ["x%00y", "ops_rules"])
+def test_a_revert_of_a_category_name_no_pack_can_hold_is_not_found(client_as, project, name):
+    """Posting a revert for such a name is 404 and writes nothing."""
+    before = AuditEvent.objects.count()
+    response = client_as("curator").post(
+        f"/history/criteria/{project.pk}/{name}/revert/", {"version": "1"}
+    )
+    assert response.status_code == 404
+    assert AuditEvent.objects.count() == before
