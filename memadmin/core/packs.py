@@ -27,6 +27,8 @@ DEFINITION_MAX = 2000
 EXAMPLE_MAX = 500
 LIST_MAX = 20
 PACK_TEXT_MAX = 2000
+# A priority or a TTL in days is kept in a 32-bit column.
+NUMBER_MAX = 2**31 - 1
 
 _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)$")
 
@@ -149,6 +151,8 @@ def _integer(value: object, field: str) -> int:
         raise CriteriaError(field, f"must be an integer, not {_type_name(value)}")
     if value < 1:
         raise CriteriaError(field, "must be a positive integer")
+    if value > NUMBER_MAX:
+        raise CriteriaError(field, f"is {value}; the largest allowed is {NUMBER_MAX}")
     return value
 
 
@@ -297,6 +301,8 @@ def load_pack_text(text: str, *, filename: str) -> PackSpec:
     path = Path(filename)
     try:
         data = tomllib.loads(text)
+    except RecursionError:
+        raise PackError(path.name, "file", "invalid TOML: nested too deeply to read") from None
     except tomllib.TOMLDecodeError as error:
         message = str(error)
         position = _TOML_POSITION.search(message)
@@ -320,7 +326,12 @@ def load_pack_text(text: str, *, filename: str) -> PackSpec:
 def load_pack(path: str | Path) -> PackSpec:
     """Return the pack stored in the file at ``path``; its digest is the SHA-256 of the bytes."""
     path = Path(path)
-    raw = path.read_bytes()
+    try:
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        raise PackError(path.name, "file", "is a folder, not a pack file") from None
+    except OSError as error:
+        raise PackError(path.name, "file", f"cannot be read ({error.strerror})") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -329,15 +340,35 @@ def load_pack(path: str | Path) -> PackSpec:
     return load_pack_text(text, filename=str(path))
 
 
+@dataclass(frozen=True)
+class PackFile:
+    """An entry ``*.toml`` of a packs directory: its pack, or why it does not load."""
+
+    name: str
+    spec: PackSpec | None
+    error: str = ""
+
+
+def pack_files(directory: str | Path) -> list[PackFile]:
+    """Return every ``*.toml`` entry of ``directory`` by name, a broken one with its error."""
+    files = []
+    for path in sorted(Path(directory).glob("*.toml")):
+        try:
+            files.append(PackFile(path.stem, load_pack(path)))
+        except PackError as error:
+            files.append(PackFile(path.stem, None, str(error)))
+    return files
+
+
 def list_packs(directory: str | Path) -> list[PackSpec]:
-    """Return every pack in ``directory`` (its ``*.toml`` files) sorted by name."""
-    return [load_pack(path) for path in sorted(Path(directory).glob("*.toml"))]
+    """Return every pack in ``directory`` that loads, sorted by name (see `pack_files`)."""
+    return [file.spec for file in pack_files(directory) if file.spec is not None]
 
 
 def find_pack(directory: str | Path, name: str) -> PackSpec:
     """Return the pack called ``name`` in ``directory``, or raise PackNotFoundError."""
     path = Path(directory) / f"{name}.toml"
-    if not PACK_NAME.match(name) or not path.is_file():
+    if not PACK_NAME.match(name) or not path.exists():
         available = ", ".join(p.stem for p in sorted(Path(directory).glob("*.toml"))) or "none"
         raise PackNotFoundError(f"no pack named {name!r} in {directory} (available: {available})")
     return load_pack(path)

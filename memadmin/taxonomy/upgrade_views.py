@@ -8,7 +8,6 @@ shown, the reason typed kept.
 """
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from django.conf import settings
 from django.contrib import messages
@@ -18,7 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
-from memadmin.core.packs import PackError, PackNotFoundError, PackSpec, load_pack
+from memadmin.core.packs import PackError, PackFile, PackNotFoundError, PackSpec, pack_files
 from memadmin.hidden_fields import carry
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.projects.models import Project
@@ -33,26 +32,6 @@ from .upgrades import NOTHING, UpgradePlan
 from .views import project_or_404
 
 PAGE = "taxonomy/upgrade.html"
-
-
-@dataclass(frozen=True)
-class PackFile:
-    """A file of the packs directory: its pack, or the error that stops it loading."""
-
-    name: str
-    spec: PackSpec | None
-    error: str = ""
-
-
-def pack_files() -> list[PackFile]:
-    """Return every pack file in the packs directory by name, broken ones with their error."""
-    files = []
-    for path in sorted(Path(settings.PACKS_DIR).glob("*.toml")):
-        try:
-            files.append(PackFile(path.stem, load_pack(path)))
-        except PackError as error:
-            files.append(PackFile(path.stem, None, str(error)))
-    return files
 
 
 @dataclass(frozen=True)
@@ -156,7 +135,7 @@ def pack_page(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
     Planning writes nothing, so viewers may read a plan; applying it needs a curator.
     """
     project = project_or_404(project_pk)
-    files = pack_files()
+    files = pack_files(settings.PACKS_DIR)
     planned = _plan(project, request.GET or None, files)
     status = 400 if planned.form.errors or planned.pack_error else 200
     return _render(request, project, planned, files, status=status)
@@ -167,7 +146,7 @@ def pack_page(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
 def pack_apply(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
     """Apply the plan shown, as confirmed; refused, the plan is shown again as it is now."""
     project = project_or_404(project_pk)
-    files = pack_files()
+    files = pack_files(settings.PACKS_DIR)
     planned = _plan(project, request.POST, files)
     apply = UpgradeApplyForm(request.POST)
     if not (planned.ok and apply.is_valid()):

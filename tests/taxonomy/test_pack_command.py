@@ -1,5 +1,6 @@
 """`manage.py pack list` and `pack install`: a broken pack names file, field and problem."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,49 @@ def test_switching_packs_by_install_is_refused(bare_project):
     with pytest.raises(CommandError, match="already runs pack ops-six"):
         call_command("pack", "install", "magic-context", "--project", bare_project.identity)
     assert Category.objects.filter(project=bare_project).count() == 6
+
+
+def test_list_names_the_broken_files_and_lists_the_good_ones(tmp_path, settings, capsys):
+    """`pack list` goes past a broken file: the good packs are listed, each bad one named."""
+    for pack in PACKS.glob("*.toml"):
+        (tmp_path / pack.name).write_bytes(pack.read_bytes())
+    (tmp_path / "a-folder.toml").mkdir()
+    (tmp_path / "a-deep.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    settings.PACKS_DIR = tmp_path
+    call_command("pack", "list")
+    out, err = capsys.readouterr()
+    assert "magic-context 1.0.0" in out and "ops-six 1.0.0" in out
+    assert "a-folder.toml: file: is a folder, not a pack file" in err
+    assert "a-deep.toml: file: invalid TOML: nested too deeply to read" in err
+
+
+@pytest.mark.parametrize(
+    ("name", "write", "problem"),
+    [
+        (
+            "deep",
+            lambda path: path.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n"),
+            "nested too deeply",
+        ),
+        ("folder", lambda path: path.mkdir(), "is a folder, not a pack file"),
+        (
+            "huge",
+            lambda path: path.write_text(
+                (PACKS / "ops-six.toml")
+                .read_text()
+                .replace('name = "ops-six"', 'name = "huge"', 1)
+                .replace("priority = 1\n", "priority = 1000000000000000000000000000\n", 1)
+            ),
+            "categories[0].priority: is 1000000000000000000000000000",
+        ),
+    ],
+)
+def test_installing_a_file_no_pack_can_be_read_from_is_refused(
+    bare_project, tmp_path, settings, name, write, problem
+):
+    """Install names the file and the problem (never a traceback) and writes nothing."""
+    write(tmp_path / f"{name}.toml")
+    settings.PACKS_DIR = tmp_path
+    with pytest.raises(CommandError, match=re.escape(problem)):
+        call_command("pack", "install", name, "--project", bare_project.identity)
+    assert not Category.objects.exists() and not Pack.objects.exists()

@@ -269,3 +269,47 @@ def test_a_broken_pack_file_is_shown_as_an_error_and_nothing_is_written(
     assert page.status_code == 400
     assert problem in page.content.decode()
     assert snapshot(project) == before
+
+
+def _nested_too_deep(packs_dir):
+    (packs_dir / "deep.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    return "deep.toml: file: invalid TOML: nested too deeply to read"
+
+
+def _a_folder(packs_dir):
+    (packs_dir / "folder.toml").mkdir()
+    return "folder.toml: file: is a folder, not a pack file"
+
+
+def _huge_priority(packs_dir):
+    text = (packs_dir / "ops-six.toml").read_text().replace('name = "ops-six"', 'name = "huge"', 1)
+    (packs_dir / "huge.toml").write_text(
+        text.replace("priority = 1\n", "priority = 10000000000000000000000000000\n", 1)
+    )
+    return "huge.toml: categories[0].priority: is 10000000000000000000000000000"
+
+
+BROKEN_FILES = {"deep": _nested_too_deep, "folder": _a_folder, "huge": _huge_priority}
+
+
+@pytest.mark.parametrize("name", BROKEN_FILES)
+def test_a_file_no_pack_can_be_read_from_is_named_on_every_pack_page(
+    project, packs_dir, client_as, name
+):
+    """A folder named *.toml, a TOML nested 5,000 deep, a priority past 32 bits: each is
+    named as broken on the page, its plan and its apply; the good packs stay usable."""
+    problem = BROKEN_FILES[name](packs_dir)
+    before = snapshot(project)
+    client = client_as("curator")
+    listed = client.get(page_url(project))
+    assert listed.status_code == 200
+    assert problem in listed.content.decode()
+    assert "magic-context 1.0.0" in listed.content.decode()
+    page = client.get(page_url(project), {"target": name})
+    assert page.status_code == 400
+    assert "cannot be loaded" in page.content.decode()
+    page = client.post(apply_url(project), {"target": name, "fingerprint": "x" * 32})
+    assert page.status_code == 400
+    assert snapshot(project) == before
+    # The good packs still plan.
+    assert client.get(page_url(project), {"target": "ops-six"}).status_code == 200

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from memadmin.core.packs import PackError, PackNotFoundError, list_packs
+from memadmin.core.packs import PackError, PackNotFoundError, pack_files
 from memadmin.projects.models import Project
 from memadmin.taxonomy.services import pack_install, pack_load
 from memadmin.taxonomy.upgrade_services import UpgradeRefused, pack_upgrade, pack_upgrade_plan
@@ -54,7 +54,12 @@ class Command(BaseCommand):
             raise CommandError(str(message)) from error
 
     def _list(self):
-        for spec in list_packs(settings.PACKS_DIR):
+        """List every pack that loads; name each broken file on standard error, skipped."""
+        for file in pack_files(settings.PACKS_DIR):
+            spec = file.spec
+            if spec is None:
+                self.stderr.write(f"skipped, broken: {file.error}")
+                continue
             writable = ", ".join(spec.writable_names())
             legacy = [c.name for c in spec.categories if c.legacy]
             self.stdout.write(f"{spec.name} {spec.version}: {writable}")
