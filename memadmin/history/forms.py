@@ -86,12 +86,15 @@ class CompareForm(forms.Form):
 
 
 class RevertForm(forms.Form):
-    """The version to go back to, and why.
+    """The version to go back to, why, and the version of the object the page showed.
 
+    `expected_version` is the memory's `updated_at` or the category's `revision` when the
+    page was made: a revert over a newer save, or one that does not say, is refused.
     A history page holds one per version: `for_version` names its boxes apart.
     """
 
     version = WholeNumberField(min_value=1, widget=forms.HiddenInput)
+    expected_version = WholeNumberField(required=False, widget=forms.HiddenInput)
     reason = reason_field(label="Why", help_text="")
 
     def __init__(self, *args, **kwargs):
@@ -99,6 +102,13 @@ class RevertForm(forms.Form):
         super().__init__(*args, **kwargs)
 
     @classmethod
-    def for_version(cls, history_id: int, *, auto_id: str = "", data=None) -> "RevertForm":
-        """Return the form reverting to that version; ids are "reason-<id>" unless told."""
-        return cls(data, initial={"version": history_id}, auto_id=auto_id or f"%s-{history_id}")
+    def for_version(
+        cls, history_id: int, *, expected: int, auto_id: str = "", data=None
+    ) -> "RevertForm":
+        """Return the form reverting to that version over the object's version `expected`;
+        ids are "reason-<id>" unless told."""
+        return cls(
+            data,
+            initial={"version": history_id, "expected_version": expected},
+            auto_id=auto_id or f"%s-{history_id}",
+        )

@@ -11,10 +11,10 @@ from django.db import transaction
 
 from memadmin.core.hashing import normalized_hash
 from memadmin.memories.models import Memory
-from memadmin.memories.services import EDITABLE_FIELDS, memory_update
+from memadmin.memories.services import EDITABLE_FIELDS, StaleEdit, memory_update
 from memadmin.taxonomy.models import Category
 from memadmin.taxonomy.selectors import category_names
-from memadmin.taxonomy.services import criteria_override_save
+from memadmin.taxonomy.services import StaleCriteria, criteria_override_save
 
 from .selectors import effective_criteria_of
 
@@ -29,13 +29,16 @@ def revert_reason(number: int, reason: str) -> str:
 
 
 @transaction.atomic
-def memory_revert(*, memory, version, actor, reason: str = ""):
+def memory_revert(
+    *, memory, version, actor, reason: str = "", expected_updated_at: int | None = None
+):
     """Save a memory's earlier version (a historical row) as its newest version.
 
     The text, category, importance, scope, shareable flag and status come back. Refused
     with the reason, nothing written: a version of another memory, a category no longer
     in the project's pack, text that duplicates another memory of that category, making a
-    superseded memory active again, or a version that matches the memory already.
+    superseded memory active again, or a version that matches the memory already. If
+    `expected_updated_at` is given and the memory was saved since, StaleEdit is raised.
     """
     number = getattr(version, "number", None) or version.history_id
     if version.id != memory.pk:
@@ -43,6 +46,8 @@ def memory_revert(*, memory, version, actor, reason: str = ""):
             f"Version {version.history_id} is a version of another memory.", code="foreign"
         )
     current_memory = Memory.objects.select_for_update().select_related("project").get(pk=memory.pk)
+    if expected_updated_at is not None and current_memory.updated_at != expected_updated_at:
+        raise StaleEdit(current_memory)
     project = current_memory.project
     wanted = {name: getattr(version, name) for name in EDITABLE_FIELDS}
     refusal = _refusal(current_memory, wanted, number, category_names(project))
@@ -113,17 +118,20 @@ def memory_revert_refusals(memory, versions) -> dict[int, str]:
 
 
 @transaction.atomic
-def criteria_revert(*, version, actor, reason: str = ""):
+def criteria_revert(*, version, actor, reason: str = "", expected_revision: int | None = None):
     """Put an earlier version's criteria (a historical category row) in force again.
 
     The criteria that version had in force (its override, else its pack default) are
     saved as people's criteria; if they equal today's pack default the override is simply
     cleared. Refused with the reason, nothing written: a category no longer in the pack,
-    criteria that no longer pass the pack's rules, or criteria already in force.
+    criteria that no longer pass the pack's rules, or criteria already in force. If
+    `expected_revision` is given and someone saved the criteria since, StaleCriteria is
+    raised.
     """
     number = getattr(version, "number", None) or version.history_id
     category = (
-        Category.objects.select_related("project")
+        Category.objects.select_for_update(of=("self",))
+        .select_related("project")
         .filter(project_id=version.project_id, name=version.name)
         .first()
     )
@@ -134,6 +142,8 @@ def criteria_revert(*, version, actor, reason: str = ""):
             code="category_gone",
         )
     wanted = effective_criteria_of(version)
+    if expected_revision is not None and category.revision != expected_revision:
+        raise StaleCriteria(category, wanted)
     if wanted == category.effective_criteria:
         raise ValidationError(_criteria_in_force(number), code="unchanged")
     try:

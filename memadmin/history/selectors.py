@@ -136,6 +136,12 @@ def criteria_versions(project_pk: int, name: str) -> list:
     return rows
 
 
+def criteria_revision(project_pk: int, name: str) -> int:
+    """Return the revision of the project's category now (0 for one no longer in the pack)."""
+    revisions = Category.objects.filter(project_id=project_pk, name=name)
+    return revisions.values_list("revision", flat=True).first() or 0
+
+
 def criteria_version(project_pk: int, name: str, version_id: int):
     """Return one version of the category; UnknownVersion or ForeignVersion if not its."""
     row = Category.history.filter(history_id=version_id).only("project_id", "name").first()

@@ -12,9 +12,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
+from memadmin.hidden_fields import carry
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
+from memadmin.memories.services import StaleEdit
 from memadmin.projects.models import Project
+from memadmin.taxonomy.services import StaleCriteria
 
 from . import selectors
 from .compare import criteria_comparison, memory_comparison
@@ -27,6 +30,9 @@ from .revert_services import (
 )
 from .selectors import ForeignVersion, UnknownVersion
 from .timeline import memory_timeline
+
+# A revision no category has: a revert that sent none is refused as a stale one.
+NOT_SAID = -1
 
 
 class BadVersion(Exception):
@@ -51,8 +57,9 @@ def _labels(old, new) -> dict:
     return {"old_label": f"Version {old.number}", "new_label": f"Version {new.number}"}
 
 
-def _rows(versions: list, posted: RevertForm) -> list:
-    """Return the versions newest first, each with its compare radios and its revert form.
+def _rows(versions: list, posted: RevertForm, expected: int) -> list:
+    """Return the versions newest first, each with its compare radios and its revert form
+    over the object's version `expected`.
 
     The version a refused revert asked for keeps the reason that was typed.
     """
@@ -61,14 +68,20 @@ def _rows(versions: list, posted: RevertForm) -> list:
     for version in rows:
         asked = posted.is_bound and posted.cleaned_data.get("version") == version.history_id
         version.revert_form = RevertForm.for_version(
-            version.history_id, data=posted.data if asked else None
+            version.history_id, expected=expected, data=posted.data if asked else None
         )
     return rows
 
 
-def _compare_revert(old) -> RevertForm:
+def _compare_revert(old, expected: int) -> RevertForm:
     """Return the compare page's form reverting to its older side ("revert-reason")."""
-    return RevertForm.for_version(old.history_id, auto_id="revert-%s")
+    return RevertForm.for_version(old.history_id, expected=expected, auto_id="revert-%s")
+
+
+def _refused_as_stale(form: RevertForm, current_version: int, message: str) -> None:
+    """Show a stale revert's refusal; its form now carries the version stored now."""
+    form.add_error(None, message)
+    carry(form, "expected_version", current_version)
 
 
 def _bad_request(request, message: str) -> HttpResponse:
@@ -96,7 +109,7 @@ def _memory_history_page(request, memory, revert_form, status=200) -> HttpRespon
         "audit/memory_history.html",
         {
             "memory": memory,
-            "versions": _rows(versions, revert_form),
+            "versions": _rows(versions, revert_form, memory.updated_at),
             "latest": versions[-1] if versions else None,
             "timeline": memory_timeline(memory),
             "revert_form": revert_form,
@@ -130,7 +143,7 @@ def memory_compare(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
             "new": new,
             "text": text,
             "fields": fields,
-            "revert_form": _compare_revert(old),
+            "revert_form": _compare_revert(old, memory.updated_at),
             **_labels(old, new),
         },
     )
@@ -148,10 +161,20 @@ def memory_revert_view(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse
         version = _version(selectors.memory_version, memory.pk, form.cleaned_data["version"])
     except BadVersion as bad:
         return _bad_request(request, str(bad))
+    expected = form.cleaned_data["expected_version"]
     try:
+        if expected is None:
+            raise StaleEdit(memory, unseen=True)
         memory_revert(
-            memory=memory, version=version, actor=request.user, reason=form.cleaned_data["reason"]
+            memory=memory,
+            version=version,
+            actor=request.user,
+            reason=form.cleaned_data["reason"],
+            expected_updated_at=expected,
         )
+    except StaleEdit as stale:
+        _refused_as_stale(form, stale.current.updated_at, stale.message)
+        return _memory_history_page(request, stale.current, form, status=409)
     except ValidationError as refused:
         form.add_error(None, refused)
         return _memory_history_page(request, memory, form, status=400)
@@ -187,7 +210,7 @@ def _criteria_history_page(request, project, name, revert_form, status=200) -> H
         {
             "project": project,
             "name": name,
-            "versions": _rows(versions, revert_form),
+            "versions": _rows(versions, revert_form, latest.revision),
             "latest": latest,
             "gone": latest.history_type == "-",
             "revert_form": revert_form,
@@ -220,7 +243,7 @@ def criteria_compare(request: HtmxHttpRequest, project_pk: int, category: str) -
             "old": old,
             "new": new,
             "fields": criteria_comparison(old, new),
-            "revert_form": _compare_revert(old),
+            "revert_form": _compare_revert(old, selectors.criteria_revision(project.pk, category)),
             **_labels(old, new),
         },
     )
@@ -240,8 +263,23 @@ def criteria_revert_view(request: HtmxHttpRequest, project_pk: int, category: st
         )
     except BadVersion as bad:
         return _bad_request(request, str(bad))
+    expected = form.cleaned_data["expected_version"]
     try:
-        criteria_revert(version=version, actor=request.user, reason=form.cleaned_data["reason"])
+        criteria_revert(
+            version=version,
+            actor=request.user,
+            reason=form.cleaned_data["reason"],
+            expected_revision=NOT_SAID if expected is None else expected,
+        )
+    except StaleCriteria as stale:
+        message = (
+            "This revert did not say which version of the criteria it replaces, so it could "
+            "overwrite a newer save; nothing was changed."
+            if expected is None
+            else stale.message
+        )
+        _refused_as_stale(form, stale.current.revision, message)
+        return _criteria_history_page(request, project, category, form, status=409)
     except ValidationError as refused:
         form.add_error(None, refused)
         return _criteria_history_page(request, project, category, form, status=400)

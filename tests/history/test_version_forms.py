@@ -16,6 +16,7 @@ def edited_memory(make_memory):
     memory = make_memory("Deploy with just deploy.")
     memory_update(memory=memory, actor="historian", content="Deploy by hand.", reason="broken")
     memory_update(memory=memory, actor="historian", content="Deploy on Tuesdays.")
+    memory.refresh_from_db()
     return memory
 
 
@@ -62,7 +63,11 @@ def test_a_refused_revert_keeps_the_typed_reason_in_its_row(client_as, edited_me
     make_memory("deploy with JUST deploy.")
     response = client_as("editor").post(
         reverse("audit:memory_revert", args=[edited_memory.pk]),
-        {"version": first.history_id, "reason": "Back to the <script> way"},
+        {
+            "version": first.history_id,
+            "expected_version": edited_memory.updated_at,
+            "reason": "Back to the <script> way",
+        },
     )
     assertContains(
         response,

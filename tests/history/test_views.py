@@ -35,6 +35,7 @@ def written():
 def edited_memory(make_memory):
     memory = make_memory("Deploy with just deploy.")
     memory_update(memory=memory, actor="historian", content="Deploy by hand.", reason="broken")
+    memory.refresh_from_db()
     return memory
 
 
@@ -242,7 +243,11 @@ def test_editor_reverts_over_http(client_as, edited_memory):
     first = memory_versions(edited_memory.pk)[0]
     response = client_as("editor").post(
         reverse("audit:memory_revert", args=[edited_memory.pk]),
-        {"version": first.history_id, "reason": "hand deploys break"},
+        {
+            "version": first.history_id,
+            "expected_version": edited_memory.updated_at,
+            "reason": "hand deploys break",
+        },
     )
     assert response.status_code == 302
     assert response["Location"] == reverse("memories:detail", args=[edited_memory.pk])
@@ -290,7 +295,10 @@ def test_a_refused_revert_shows_the_reason(client_as, edited_memory, make_memory
     before = written()
     response = client_as("editor").post(
         reverse("audit:memory_revert", args=[edited_memory.pk]),
-        {"version": memory_versions(edited_memory.pk)[0].history_id},
+        {
+            "version": memory_versions(edited_memory.pk)[0].history_id,
+            "expected_version": edited_memory.updated_at,
+        },
     )
     assert response.status_code == 400
     assert f"duplicate of memory #{other.display_id}" in body(response)
@@ -322,7 +330,10 @@ def test_htmx_post_with_the_token_header_passes_csrf(people, edited_memory):
     token = page.cookies["csrftoken"].value
     response = browser.post(
         reverse("audit:memory_revert", args=[edited_memory.pk]),
-        {"version": memory_versions(edited_memory.pk)[0].history_id},
+        {
+            "version": memory_versions(edited_memory.pk)[0].history_id,
+            "expected_version": edited_memory.updated_at,
+        },
         headers={"X-CSRFToken": token, "HX-Request": "true"},
     )
     assert response.status_code == 302
@@ -360,8 +371,9 @@ def test_curator_reverts_criteria_and_editor_cannot(client_as, project, overridd
     """Criteria reverts need the curator role."""
     first = criteria_versions(project.pk, "OPS_RULES")[0]
     url = reverse("audit:criteria_revert", args=[project.pk, "OPS_RULES"])
-    assert client_as("editor").post(url, {"version": first.history_id}).status_code == 403
-    response = client_as("curator").post(url, {"version": first.history_id})
+    posted = {"version": first.history_id, "expected_version": overridden.revision}
+    assert client_as("editor").post(url, posted).status_code == 403
+    response = client_as("curator").post(url, posted)
     assert response.status_code == 302
     assert not category_by_name(project, "OPS_RULES").is_overridden
 
@@ -422,3 +434,98 @@ def test_a_revert_of_a_category_name_no_pack_can_hold_is_not_found(client_as, pr
     )
     assert response.status_code == 404
     assert AuditEvent.objects.count() == before
+
+
+# --- a revert over a newer save
+
+
+def revert_form_of(page: str, version_id: int) -> dict:
+    """Return the fields of the page's revert form for that version, as a browser posts them."""
+    for form in find_all(page, "form", method="post"):
+        fields = {
+            attribute(field, "name"): attribute(field, "value")
+            for field in find_all(form, "input", type="hidden")
+        }
+        if fields.get("version") == str(version_id):
+            return {k: v for k, v in fields.items() if k != "csrfmiddlewaretoken"}
+    raise AssertionError(f"no revert form for version {version_id}")
+
+
+def test_a_memory_revert_over_a_newer_save_is_refused(client_as, edited_memory):
+    """The page was loaded, then someone saved: the revert is 409 and their text stays."""
+    client = client_as("editor")
+    first = memory_versions(edited_memory.pk)[0]
+    page = body(client.get(reverse("audit:memory_history", args=[edited_memory.pk])))
+    posted = revert_form_of(page, first.history_id)
+    memory_update(memory=edited_memory, actor="agent", content="Deploy on Fridays only.")
+    before = written()
+    response = client.post(
+        reverse("audit:memory_revert", args=[edited_memory.pk]), {**posted, "reason": "why"}
+    )
+    assert response.status_code == 409
+    assert "saved this memory while you were editing it" in body(response)
+    assert written() == before
+    edited_memory.refresh_from_db()
+    assert edited_memory.content == "Deploy on Fridays only."
+    # The page shown again carries the version now stored and the reason typed: reverting
+    # again is a choice made over the newer text.
+    again = revert_form_of(body(response), first.history_id)
+    assert again["expected_version"] == str(edited_memory.updated_at)
+    response = client.post(
+        reverse("audit:memory_revert", args=[edited_memory.pk]), {**again, "reason": "why"}
+    )
+    assert response.status_code == 302
+    edited_memory.refresh_from_db()
+    assert edited_memory.content == "Deploy with just deploy."
+
+
+def test_a_memory_revert_that_says_no_version_is_refused(client_as, edited_memory):
+    """A revert without the version it was made over is refused like a stale one."""
+    first = memory_versions(edited_memory.pk)[0]
+    before = written()
+    response = client_as("editor").post(
+        reverse("audit:memory_revert", args=[edited_memory.pk]), {"version": first.history_id}
+    )
+    assert response.status_code == 409
+    assert "did not say which version" in body(response)
+    assert written() == before
+
+
+def test_a_criteria_revert_over_a_newer_save_is_refused(client_as, project, overridden):
+    """The criteria were saved again after the history page was loaded: 409, theirs stay."""
+    client = client_as("curator")
+    first = criteria_versions(project.pk, "OPS_RULES")[0]
+    url = reverse("audit:criteria_history", args=[project.pk, "OPS_RULES"])
+    posted = revert_form_of(body(client.get(url)), first.history_id)
+    newer = criteria_override_save(
+        category=overridden,
+        criteria={**overridden.effective_criteria, "definition": "Newer wording."},
+        actor="system",
+    )
+    before = AuditEvent.objects.count()
+    revert = reverse("audit:criteria_revert", args=[project.pk, "OPS_RULES"])
+    response = client.post(revert, posted)
+    assert response.status_code == 409
+    assert "Someone else saved these criteria" in body(response)
+    assert AuditEvent.objects.count() == before
+    assert category_by_name(project, "OPS_RULES").effective_criteria["definition"] == (
+        "Newer wording."
+    )
+    again = revert_form_of(body(response), first.history_id)
+    assert again["expected_version"] == str(newer.revision)
+    assert client.post(revert, again).status_code == 302
+    assert not category_by_name(project, "OPS_RULES").is_overridden
+
+
+def test_a_criteria_revert_that_says_no_version_is_refused(client_as, project, overridden):
+    """A criteria revert without the revision it was made over changes nothing."""
+    first = criteria_versions(project.pk, "OPS_RULES")[0]
+    before = AuditEvent.objects.count()
+    response = client_as("curator").post(
+        reverse("audit:criteria_revert", args=[project.pk, "OPS_RULES"]),
+        {"version": first.history_id},
+    )
+    assert response.status_code == 409
+    assert "did not say which version of the criteria" in body(response)
+    assert AuditEvent.objects.count() == before
+    assert category_by_name(project, "OPS_RULES").is_overridden
