@@ -4,7 +4,7 @@ from django import forms
 
 from memadmin.audit.reason_field import reason_field
 
-from .roles import ROLE_DESCRIPTIONS, ROLES
+from .roles import NO_ROLE, ROLE_DESCRIPTIONS, ROLES
 
 ROLE_CHOICES = [(role, f"{role} ({ROLE_DESCRIPTIONS[role]})") for role in ROLES]
 
@@ -25,6 +25,8 @@ class RoleForm(forms.Form):
 
     role = forms.ChoiceField(choices=ROLE_CHOICES)
     reason = reason_field(help_text="")
+    # The role the page showed: a change over a newer one, or one that says none, is refused.
+    shown_role = forms.CharField(required=False, max_length=20, widget=forms.HiddenInput)
 
     @classmethod
     def for_person(cls, person) -> "RoleForm":
@@ -33,7 +35,10 @@ class RoleForm(forms.Form):
         A person with no role has the first role shown; the select names roles only, as
         the table is narrow (the descriptions are listed above it).
         """
-        form = cls(initial={"role": person.role}, auto_id=f"role-%s-{person.pk}")
+        form = cls(
+            initial={"role": person.role, "shown_role": person.role or NO_ROLE},
+            auto_id=f"role-%s-{person.pk}",
+        )
         form.fields["role"].widget.choices = [(role, role) for role in ROLES]
         form.fields["role"].widget.attrs["id"] = f"role-{person.pk}"
         return form

@@ -12,6 +12,8 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
 from django.core.exceptions import PermissionDenied
 
 ROLES = ("viewer", "editor", "curator", "admin")
+# What a form that shows a person's role says of someone who has none.
+NO_ROLE = "none"
 ROLE_DESCRIPTIONS = {
     "viewer": "reads everything",
     "editor": "also edits memories and composites",

@@ -9,7 +9,7 @@ from django.db import transaction
 from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
 
-from .roles import ROLES, ensure_role_groups, role_of
+from .roles import NO_ROLE, ROLES, ensure_role_groups, role_of
 
 
 def _validate_role(role: str) -> None:
@@ -64,17 +64,42 @@ def person_create(
     return user
 
 
+class StaleRole(ValidationError):
+    """The person's role changed since the page that asks for this change was loaded."""
+
+    def __init__(self, user, now: str | None):
+        self.now = now or NO_ROLE
+        super().__init__(
+            {
+                "role": (
+                    f"Someone else changed {user.get_username()}'s role since this page was "
+                    f"loaded: it is now {now or 'no role'}. Nothing was changed; choose again."
+                )
+            },
+            code="stale",
+        )
+
+
 @transaction.atomic
-def person_set_role(*, user, role: str, actor="system", reason: str = "") -> None:
-    """Give the person exactly this role; the last admin cannot be made anything else."""
+def person_set_role(
+    *, user, role: str, actor="system", reason: str = "", expected_role: str | None = None
+) -> None:
+    """Give the person exactly this role; the last admin cannot be made anything else.
+
+    If `expected_role` (a role, or NO_ROLE) is given and the person's role is another one
+    now, StaleRole is raised and nothing is written.
+    """
     _validate_role(role)
-    old = role_of(user)
-    if old == role:
-        return
     ensure_role_groups()
     # Role changes queue on the admin group's row, so two demotions cannot both pass the
     # last-admin check (SQLite's IMMEDIATE transactions already serialise writers).
     Group.objects.select_for_update().get(name="admin")
+    user = get_user_model().objects.get(pk=user.pk)  # the role as it is now, under the lock
+    old = role_of(user)
+    if expected_role is not None and expected_role != (old or NO_ROLE):
+        raise StaleRole(user, old)
+    if old == role:
+        return
     if old == "admin" and admin_count() <= 1:
         raise ValidationError(
             {"role": f"{user.get_username()} is the last admin; make someone else admin first."}

@@ -12,8 +12,8 @@ from memadmin.htmx_request import HtmxHttpRequest
 from .forms import PersonForm, RoleForm
 from .roles import ROLE_DESCRIPTIONS, role_required
 from .selectors import people as people_list
+from .services import StaleRole, person_set_role
 from .services import person_create as create_person
-from .services import person_set_role
 
 
 def _page(request, *, person_form=None, role_errors=None, status=200) -> HttpResponse:
@@ -65,13 +65,23 @@ def person_role(request: HtmxHttpRequest, user_pk: int) -> HttpResponse:
     user = get_object_or_404(get_user_model(), pk=user_pk)
     form = RoleForm(request.POST)
     if form.is_valid():
+        shown = form.cleaned_data["shown_role"]
+        if not shown:
+            refusal = (
+                f"This change did not say which role of {user.get_username()} it replaces, "
+                "so it could overwrite a newer change. Nothing was changed; choose again."
+            )
+            return _page(request, role_errors={user.pk: [refusal]}, status=409)
         try:
             person_set_role(
                 user=user,
                 role=form.cleaned_data["role"],
                 actor=request.user,
                 reason=form.cleaned_data["reason"],
+                expected_role=shown,
             )
+        except StaleRole as stale:
+            return _page(request, role_errors={user.pk: stale.messages}, status=409)
         except ValidationError as error:
             return _page(request, role_errors={user.pk: error.messages}, status=400)
         messages.success(request, f"{user.get_username()} is now {form.cleaned_data['role']}.")

@@ -6,8 +6,9 @@ from django.urls import reverse
 from pytest_django.asserts import assertContains
 
 from memadmin.accounts.roles import role_of
+from memadmin.accounts.services import person_set_role
 from memadmin.audit.models import AuditEvent
-from tests.html_tree import field_error
+from tests.html_tree import attribute, field_error, find_all
 
 pytestmark = pytest.mark.django_db
 
@@ -74,7 +75,7 @@ def test_admin_changes_a_role(client_as, people):
     """A role change takes effect and is recorded with its reason."""
     response = client_as("admin").post(
         reverse("accounts:role", args=[people["viewer"].pk]),
-        {"role": "editor", "reason": "joins the team"},
+        {"role": "editor", "reason": "joins the team", "shown_role": "viewer"},
     )
     assert response.status_code == 302
     assert role_of(get_user_model().objects.get(pk=people["viewer"].pk)) == "editor"
@@ -84,7 +85,8 @@ def test_admin_changes_a_role(client_as, people):
 def test_the_last_admin_is_refused_on_the_page(client_as, people):
     """Demoting the only admin is refused with 400 and the reason beside that person."""
     response = client_as("admin").post(
-        reverse("accounts:role", args=[people["admin"].pk]), {"role": "viewer"}
+        reverse("accounts:role", args=[people["admin"].pk]),
+        {"role": "viewer", "shown_role": "admin"},
     )
     assert response.status_code == 400
     assert "is the last admin" in response.content.decode()
@@ -116,3 +118,60 @@ def test_logging_in_lands_on_the_overview(client, people):
     response = client.post("/login/", {"username": "viewer", "password": PASSWORD})
     assert response.status_code == 302 and response["Location"] == reverse("home") == "/"
     assert client.get(response["Location"]).status_code == 200
+
+
+def role_form_of(page: str, person) -> dict:
+    """Return the fields of the person's role form, as a browser would post them."""
+    action = reverse("accounts:role", args=[person.pk])
+    (form,) = [f for f in find_all(page, "form", method="post") if attribute(f, "action") == action]
+    fields = {
+        attribute(field, "name"): attribute(field, "value")
+        for field in find_all(form, "input", type="hidden")
+    }
+    fields.pop("csrfmiddlewaretoken", None)
+    return fields
+
+
+def test_a_role_change_over_a_newer_one_is_refused(client_as, people):
+    """The page was loaded, then another admin promoted the person: making them viewer from
+    the older page is refused (409), the newer role stays, and the page says what it is now."""
+    client = client_as("admin")
+    editor = people["editor"]
+    shown = role_form_of(client.get(reverse("accounts:people")).content.decode(), editor)
+    assert shown == {"shown_role": "editor"}
+    person_set_role(user=editor, role="curator", actor=people["admin"], reason="promoted")
+    before = AuditEvent.objects.count()
+    response = client.post(reverse("accounts:role", args=[editor.pk]), {**shown, "role": "viewer"})
+    assert response.status_code == 409
+    assert "it is now curator" in response.content.decode()
+    assert role_of(get_user_model().objects.get(pk=editor.pk)) == "curator"
+    assert AuditEvent.objects.count() == before
+    # The page shown again carries the role now held: choosing again goes through.
+    again = role_form_of(response.content.decode(), editor)
+    assert again == {"shown_role": "curator"}
+    response = client.post(reverse("accounts:role", args=[editor.pk]), {**again, "role": "viewer"})
+    assert response.status_code == 302
+    assert role_of(get_user_model().objects.get(pk=editor.pk)) == "viewer"
+
+
+def test_a_role_change_that_says_no_role_shown_is_refused(client_as, people):
+    """A change that does not say which role it replaces is refused like a stale one."""
+    before = AuditEvent.objects.count()
+    response = client_as("admin").post(
+        reverse("accounts:role", args=[people["viewer"].pk]), {"role": "admin"}
+    )
+    assert response.status_code == 409
+    assert "did not say which role" in response.content.decode()
+    assert role_of(get_user_model().objects.get(pk=people["viewer"].pk)) == "viewer"
+    assert AuditEvent.objects.count() == before
+
+
+def test_a_person_with_no_role_shows_none_and_can_be_given_one(client_as, people):
+    """Someone with no role: the form says so, and a role can be given over it."""
+    nobody = get_user_model().objects.create_user("nobody", password="x-long-password")
+    client = client_as("admin")
+    shown = role_form_of(client.get(reverse("accounts:people")).content.decode(), nobody)
+    assert shown == {"shown_role": "none"}
+    response = client.post(reverse("accounts:role", args=[nobody.pk]), {**shown, "role": "editor"})
+    assert response.status_code == 302
+    assert role_of(get_user_model().objects.get(pk=nobody.pk)) == "editor"
