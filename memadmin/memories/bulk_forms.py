@@ -210,6 +210,9 @@ class MergeForm(forms.Form):
         help_text="Empty: the highest of the sources'.",
     )
     reason = reason_field()
+    # `merge_sources_version` of the memories the page lists: a merge over a newer save of
+    # one of them, or one that says none, is refused.
+    sources_version = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
     def clean(self):
         """Show a refused `ids` above the form: it is the page's selection, not a box's."""

@@ -21,11 +21,12 @@ from memadmin.addresses import address
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
 from memadmin.core.numbers import ids_in
+from memadmin.hidden_fields import carry
 from memadmin.htmx_request import HtmxHttpRequest
 
 from .bulk_forms import MERGE, BulkForm, MergeForm, ShownRowsForm, category_choices
 from .bulk_services import ACTIONS, BulkPlan, StalePlan, actions_allowed, bulk_apply, bulk_plan
-from .merge_services import memory_merge, memory_merge_undo
+from .merge_services import StaleMerge, memory_merge, memory_merge_undo, merge_sources_version
 from .models import Memory
 from .tables import MAX_PER_PAGE
 
@@ -211,17 +212,29 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
     initial = {
         "ids": [source.pk for source in sources],
         "content": "\n".join(source.content for source in sources),
+        "sources_version": merge_sources_version(sources),
     }
     form = MergeForm(request.POST or None, initial=initial)
+    status = 200
     if request.method == "POST" and form.is_valid():
+        shown = form.cleaned_data["sources_version"]
         try:
+            if not shown:
+                raise StaleMerge(sources, unseen=True)
             result = memory_merge(
                 memories=sources,
                 content=form.cleaned_data["content"],
                 importance=form.cleaned_data["importance"],
                 reason=form.cleaned_data["reason"],
                 actor=request.user,
+                expected_version=shown,
             )
+        except StaleMerge as stale:
+            # The page again over the memories as they are now; merging again is a choice.
+            sources = stale.sources
+            form.add_error(None, stale.message)
+            carry(form, "sources_version", merge_sources_version(sources))
+            status = 409
         except ValidationError as error:
             # Merge errors name no form field (they are about the selection): show them above.
             form.add_error(None, ValidationError(error.messages))
@@ -236,7 +249,7 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
         request,
         "memories/merge.html",
         {"form": form, "sources": sources, "categories": sorted({s.category for s in sources})},
-        status=400 if form.errors else 200,
+        status=400 if status == 200 and form.errors else status,
     )
 
 

@@ -15,6 +15,8 @@ records everything `memory_merge_undo` needs: the sources' prior status, metadat
 `updated_at`, and each composite's state before and after.
 """
 
+import hashlib
+import json
 from collections.abc import Sequence
 
 from django.core.exceptions import ValidationError
@@ -33,6 +35,31 @@ from .services import CONTENT_MAX_CHARS, DuplicateMemory
 from .store_gateway import StoreChange, store_write
 
 MERGE_ACTION = "merged"
+
+
+class StaleMerge(ValidationError):
+    """A source was saved since the merge page listed them; `sources` are as they are now.
+
+    `unseen` is for a merge that did not say which versions it was made from.
+    """
+
+    def __init__(self, sources: list[Memory], *, unseen: bool = False):
+        self.sources = sources
+        super().__init__(
+            "This merge did not say which versions of the memories it was written from, so it "
+            "could archive a newer text. The memories as they are now are listed; nothing was "
+            "merged."
+            if unseen
+            else "Someone saved one of these memories since this page was loaded. They are "
+            "listed as they are now, your text kept; nothing was merged.",
+            code="stale",
+        )
+
+
+def merge_sources_version(sources: Sequence[Memory]) -> str:
+    """Return the version of the sources a merge page lists: any save of one of them moves it."""
+    rows = sorted((memory.pk, memory.updated_at) for memory in sources)
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:32]
 
 
 def _refuse_sources(sources: list[Memory], wanted: int) -> None:
@@ -143,12 +170,15 @@ def memory_merge(
     importance: int | None = None,
     reason: str = "",
     at_ms: int | None = None,
+    expected_version: str | None = None,
 ) -> Memory:
     """Merge two or more memories of one category into a new one with the given text.
 
     The importance defaults to the highest of the sources'. Refused, with nothing written:
     fewer than two memories, several projects or categories, an archived source, empty
-    text, or text identical to a source's or to another memory of the category.
+    text, or text identical to a source's or to another memory of the category. If
+    `expected_version` (`merge_sources_version` of the sources shown) is given and one of
+    them was saved since, StaleMerge is raised.
     """
     ids = sorted({memory.pk for memory in memories})
     sources = list(
@@ -157,6 +187,8 @@ def memory_merge(
         .filter(pk__in=ids)
         .order_by("pk")
     )
+    if expected_version is not None and expected_version != merge_sources_version(sources):
+        raise StaleMerge(sources)
     _refuse_sources(sources, len(ids))
     if importance is not None and not (isinstance(importance, int) and 1 <= importance <= 100):
         raise ValidationError({"importance": "Importance must be between 1 and 100."})

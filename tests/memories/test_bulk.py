@@ -9,7 +9,7 @@ from memadmin.composites.models import CompositeMember
 from memadmin.composites.services import composite_create
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.bulk_services import StalePlan, bulk_apply, bulk_plan
-from memadmin.memories.merge_services import memory_merge
+from memadmin.memories.merge_services import memory_merge, merge_sources_version
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from tests.html_tree import definitions, find, find_all, submitted, text
@@ -506,7 +506,12 @@ class TestPages:
         page = client.get(response.url).content.decode()
         assert "Rule 0." in page and "Rule 1." in page
         response = client.post(
-            reverse("memories:merge"), {"ids": [rows[0].pk, rows[1].pk], "content": "Both rules."}
+            reverse("memories:merge"),
+            {
+                "ids": [rows[0].pk, rows[1].pk],
+                "content": "Both rules.",
+                "sources_version": merge_sources_version(rows[:2]),
+            },
         )
         result = Memory.objects.get(content="Both rules.")
         assert response.url == reverse("memories:detail", args=[result.pk])
@@ -514,7 +519,12 @@ class TestPages:
     def test_single_memory_merge_is_refused_on_the_page(self, client_as, rows):
         """The refusal is shown and nothing is written."""
         response = client_as("editor").post(
-            reverse("memories:merge"), {"ids": [rows[0].pk], "content": "Alone."}
+            reverse("memories:merge"),
+            {
+                "ids": [rows[0].pk],
+                "content": "Alone.",
+                "sources_version": merge_sources_version(rows[:1]),
+            },
         )
         assert response.status_code == 400
         assert "two or more" in response.content.decode()
@@ -527,3 +537,45 @@ class TestPages:
         assert "Undo this merge" in page
         client.post(reverse("memories:unmerge", args=[result.pk]))
         assert {m.status for m in fresh(rows[:2])} == {"active"}
+
+
+class TestStaleMerge:
+    def merge_form(self, page: str) -> dict:
+        """Return what a browser posts from the merge page's form as it stands."""
+        (form,) = find_all(page, "form", method="post", action=reverse("memories:merge"))
+        posted: dict = {}
+        for name, value in submitted(form):
+            posted.setdefault(name, []).append(value)
+        posted.pop("csrfmiddlewaretoken", None)
+        return posted
+
+    def test_a_merge_over_a_source_saved_since_is_refused(self, client_as, rows):
+        """A source was edited after the merge page was loaded: 409, nothing merged or
+        archived, the page lists it as it is now with the typed text kept."""
+        client = client_as("editor")
+        page = client.get(reverse("memories:merge"), {"ids": [rows[0].pk, rows[1].pk]})
+        shown = self.merge_form(page.content.decode())
+        memory_update(memory=rows[1], actor="agent", content="Rule 1, rewritten meanwhile.")
+        before = (Memory.objects.count(), AuditEvent.objects.count())
+        response = client.post(reverse("memories:merge"), {**shown, "content": "Both rules."})
+        body = response.content.decode()
+        assert response.status_code == 409
+        assert "Someone saved one of these memories since this page was loaded" in body
+        assert "Rule 1, rewritten meanwhile." in body and "Both rules." in body
+        assert (Memory.objects.count(), AuditEvent.objects.count()) == before
+        assert {m.status for m in fresh(rows[:2])} == {"active"}
+        # The page shown again carries the sources' version now: merging again goes through.
+        response = client.post(reverse("memories:merge"), self.merge_form(body))
+        assert response.status_code == 302
+        assert {m.status for m in fresh(rows[:2])} == {"archived"}
+        assert Memory.objects.get(pk=fresh(rows[:2])[0].superseded_by_id).content == "Both rules."
+
+    def test_a_merge_that_says_no_version_is_refused(self, client_as, rows):
+        """A merge that does not say which versions it was written from merges nothing."""
+        before = (Memory.objects.count(), AuditEvent.objects.count())
+        response = client_as("editor").post(
+            reverse("memories:merge"), {"ids": [rows[0].pk, rows[1].pk], "content": "Both."}
+        )
+        assert response.status_code == 409
+        assert "did not say which versions" in response.content.decode()
+        assert (Memory.objects.count(), AuditEvent.objects.count()) == before
