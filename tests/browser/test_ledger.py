@@ -65,7 +65,8 @@ def test_switching_to_headers_mode_shows_lazy_details(logged_in_page, live_serve
     page.locator("#ledger-preview .ledger-mode", has_text="headers").wait_for()
     page.select_option("#id_reason", "lazy detail")
     page.locator("#ledger-preview .count", has_text="3 rows").wait_for()
-    assert "(details: " in page.locator("#ledger-rendered").inner_text()
+    # The block is folded by default: its text is there, one click away.
+    assert "(details: " in page.locator("#ledger-rendered").text_content()
 
 
 def test_the_budget_works_without_javascript(browser, live_server, store, people):
@@ -238,3 +239,67 @@ def test_applying_a_split_of_a_text_changed_meanwhile_splits_nothing(
     page.get_by_role("button", name="Fragment: create the details and the header").click()
     page.wait_for_url(re.compile(r"/memories/\d+/$"))
     assert Memory.objects.get(pk=memory.pk).status == Memory.Status.ARCHIVED
+
+
+@pytest.fixture
+def long_store(project):
+    """Ninety memories: the rows fill two pages, and most are far below the fold."""
+    return [
+        memory_create(
+            project=project,
+            category="OPS_RULES",
+            content=f"Rule {n:02d}: " + "a fact worth keeping in the agent's context " * 2,
+            importance=95 - n,
+            actor="historian",
+        )
+        for n in range(90)
+    ]
+
+
+def test_find_takes_you_to_the_row(logged_in_page, live_server, project, long_store):
+    """Typing an id in Find brings its row into view and gives it focus; the block stays
+    folded, one click from its text."""
+    page = logged_in_page("viewer")
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{live_server.url}/ledger/{project.pk}/?counter=heuristic&mode=pack")
+    assert not page.locator("#ledger-rendered").is_visible()
+    page.locator(".ledger-block summary").click()
+    assert page.locator("#ledger-rendered").is_visible()
+
+    target = long_store[70]
+    page.fill("#id_find", str(target.display_id))
+    row = page.locator(f"#row-{target.display_id}")
+    row.wait_for()
+    page.wait_for_function(
+        "(id) => document.activeElement && document.activeElement.id === id",
+        arg=f"row-{target.display_id}",
+    )
+    assert "found" in row.get_attribute("class")
+    box = row.bounding_box()
+    assert 0 <= box["y"] <= 900 - box["height"], "the found row is in view"
+    assert page.evaluate("window.scrollY") > 1000, "the page scrolled down to it"
+
+
+def test_find_opens_at_the_row_without_javascript(
+    browser, live_server, project, people, long_store
+):
+    """Without scripts the page says the row is there and its link goes to it."""
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": 1400, "height": 900}
+    )
+    page = context.new_page()
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "viewer")
+    page.fill("#id_password", "correct horse battery staple")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+    target = long_store[70]
+    page.goto(
+        f"{live_server.url}/ledger/{project.pk}/?counter=heuristic&mode=pack"
+        f"&find={target.display_id}"
+    )
+    page.get_by_role("link", name="go to its row").click()
+    box = page.locator(f"#row-{target.display_id}").bounding_box()
+    assert -1 <= box["y"] <= 900  # the anchor puts the row at the top (less a subpixel)
+    assert page.evaluate("window.scrollY") > 1000
+    context.close()

@@ -59,7 +59,9 @@ def test_find_jumps_to_a_memorys_page_of_rows(client_as, project, store):
         for n in range(60)
     ]
     html = ledger(client_as("viewer"), project, find=many[-1].pk)
-    assert f"#{many[-1].pk} is on this page, marked below." in html
+    found = find(html, "p", class_="saved ledger-find")
+    assert text(found) == f"#{many[-1].pk} is on this page: go to its row."
+    assert attribute(find(found, "a"), "href") == f"#row-{many[-1].pk}"
     marked = attribute(find(html, "tr", id=f"row-{many[-1].pk}"), "class").split()
     assert sorted(marked) in (["found", "left-out"], ["found", "injected"])
     missing = ledger(client_as("viewer"), project, find=99999)
