@@ -28,11 +28,19 @@ def demo(people):
 
 
 def test_no_page_scrolls_sideways_on_a_phone(logged_in_page, live_server, demo):
-    """At 390 px no page of the demo is wider than the screen or shows template syntax."""
+    """At 390 px no page of the demo is wider than the screen, shows template syntax or logs
+    a console error (a content security refusal included)."""
     page = logged_in_page("admin")
     page.set_viewport_size({"width": 390, "height": 844})
+    console: list[str] = []
+    current = {"path": ""}
+    page.on(
+        "console",
+        lambda m: console.append(f"{current['path']}: {m.text}") if m.type == "error" else None,
+    )
 
     def fetch(path):
+        current["path"] = path
         response = page.goto(live_server.url + path)
         return response.status, page.content()
 
@@ -48,6 +56,7 @@ def test_no_page_scrolls_sideways_on_a_phone(logged_in_page, live_server, demo):
         failures += [f"{path}: {piece!r}" for piece in template_syntax(html)]
     assert walked > 30, f"only {walked} pages were reached"
     assert not failures, "\n".join(failures)
+    assert not console, "console errors:\n" + "\n".join(console)
 
 
 @pytest.mark.parametrize("javascript", [True, False])
