@@ -82,6 +82,16 @@ def test_list_shows_a_thumbnail_per_composite(client_as, sequence):
     assert len(find_all(body, "svg")) == 1
 
 
+def test_cards_that_share_a_title_are_told_apart_by_their_heads(client_as, project):
+    """Two composites named alike show each head's own words on their cards."""
+    for words in ("Use Kafka for the event queue.", "Use SQS for the event queue."):
+        head = memory_create(project=project, category="RESEARCH", content=words, actor="agent")
+        composite_create(head=head, type="alternatives", title="Queue options", actor="agent")
+    body = client_as("viewer").get(reverse("composites:index")).content.decode()
+    heads = [text(span) for span in find_all(body, "span", class_="card-head")]
+    assert sorted(heads) == ["Use Kafka for the event queue.", "Use SQS for the event queue."]
+
+
 @pytest.mark.parametrize(
     ("query", "shown"),
     [

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memadmin.core.diagrams import Node, budget_bar_svg, composite_svg
+from memadmin.core.diagrams.scene import LABEL_LINES, LINE_CHARACTERS
 
 SVG = "{http://www.w3.org/2000/svg}"
 KINDS = ["sequence", "theme", "cause", "alternatives"]
@@ -99,15 +100,28 @@ def test_control_characters_do_not_break_the_xml():
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_long_labels_are_shortened_with_an_ellipsis(kind):
-    """A long label shows its start and an ellipsis; the tooltip keeps much more."""
-    long_label = "word " * 100
-    root = parse(composite_svg(kind, Node(1, "head"), [Node(2, long_label)]))
+def test_long_labels_wrap_on_three_lines_and_the_tooltip_holds_the_whole_text(kind):
+    """A long label shows its start wrapped on three lines, the last ending in an ellipsis;
+    the tooltip and the link's label (what a screen reader reads) hold the whole text."""
+    long_label = " ".join(f"word{n}" for n in range(100))
+    root = parse(composite_svg(kind, Node(1, "head"), [Node(2, long_label, href="/m/2/")]))
     [member] = nodes(root, "member")
-    caption = "".join(member.find(f".//{SVG}text").itertext())
-    assert caption.endswith("\u2026") and len(caption) <= 19
+    lines = [tspan.text for tspan in member.iter(f"{SVG}tspan")]
+    assert len(lines) == LABEL_LINES
+    assert all(len(line) <= LINE_CHARACTERS for line in lines)
+    assert "#2 word0 word1 word2" in " ".join(lines)
+    assert lines[-1].endswith("\u2026")
     tooltip = member.find(f"{SVG}title").text
-    assert tooltip.endswith("\u2026") and 150 < len(tooltip) <= 210
+    assert tooltip.endswith(f"#2 {long_label}")  # a step's has its number before
+    assert member.find(f"{SVG}a").get("aria-label") == tooltip
+
+
+def test_a_short_label_takes_one_line_and_a_word_longer_than_a_line_is_broken():
+    """Lines break between words; one word wider than the box is broken, never overflows."""
+    root = parse(composite_svg("theme", HEAD, [Node(2, "Short."), Node(3, "x" * 80)]))
+    short, long = nodes(root, "member")
+    assert [t.text for t in short.iter(f"{SVG}tspan")] == ["#2 Short."]
+    assert all(len(t.text) <= LINE_CHARACTERS for t in long.iter(f"{SVG}tspan"))
 
 
 def test_multi_line_labels_are_folded_onto_one_line():

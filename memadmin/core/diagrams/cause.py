@@ -35,7 +35,7 @@ def layout(head: Node, members: list[Node], cursor: int | None) -> Scene:
 
 
 def _column(head: Node, members: list[Node], cursor: int | None) -> Scene:
-    step = 40.0 if len(members) <= 6 else 34.0
+    step = BOX_HEIGHT + (12.0 if len(members) <= 6 else 6.0)
     span = max(len(members) - 1, 0) * step
     top = MARGIN + BOX_HEIGHT / 2
     head_box = box_for(head, "head", WIDTH - MARGIN - BOX_WIDTH / 2, top + span / 2)

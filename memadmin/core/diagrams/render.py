@@ -14,6 +14,7 @@ from memadmin.core.diagrams.markup import Svg, escape, number, safe_href, tag
 from memadmin.core.diagrams.scene import (
     BOX_HEIGHT,
     BOX_WIDTH,
+    LINE_HEIGHT,
     Box,
     Edge,
     Frame,
@@ -115,20 +116,23 @@ def _box(canvas: _Canvas, box: Box) -> str:
         )
     ]
     if canvas.full:
+        top = box.y - (len(box.caption) - 1) * LINE_HEIGHT / 2
+        lines = [
+            tag("tspan", {"x": box.x, "y": top + index * LINE_HEIGHT}, escape(line))
+            for index, line in enumerate(box.caption)
+        ]
         shapes.append(
             tag(
                 "text",
                 {
                     "class": "label",
-                    "x": box.x,
-                    "y": box.y,
                     "text-anchor": "middle",
                     "dominant-baseline": "central",
-                    "font-size": 11,
+                    "font-size": 12,
                     "font-weight": "bold" if box.role == "head" else None,
                     "fill": text_colour,
                 },
-                escape(box.caption),
+                *lines,
             )
         )
     content = "".join(shapes)

@@ -1,21 +1,25 @@
 """What a composite diagram shows, in drawing coordinates, before it becomes SVG.
 
-Each kind's layout places boxes, edges and frames in a full-size coordinate space (640
+Each kind's layout places boxes, edges and frames in a full-size coordinate space (960
 wide, as tall as it needs); the renderer draws that space as it is, or shrunk into a
-thumbnail.
+thumbnail. A box shows its memory's text wrapped on up to three lines; the tooltip (and the
+link's label, for screen readers) holds the whole text.
 """
 
+import textwrap
 from dataclasses import dataclass, field
 from typing import Literal
 
-from memadmin.core.diagrams.markup import plain, shorten
+from memadmin.core.diagrams.markup import ELLIPSIS, plain, shorten
 
-WIDTH = 640.0
+WIDTH = 960.0
 MARGIN = 16.0
-BOX_WIDTH = 130.0
-BOX_HEIGHT = 28.0
-LABEL_CHARACTERS = 19  # what fits in a box at the label's font size
-TOOLTIP_CHARACTERS = 200
+BOX_WIDTH = 200.0
+LINE_HEIGHT = 14.0
+LABEL_LINES = 3
+BOX_HEIGHT = LABEL_LINES * LINE_HEIGHT + 10.0
+LINE_CHARACTERS = 29  # what fits on a line of a box at the label's font size
+TOOLTIP_CHARACTERS = 4000  # a memory's whole text, however long it may be kept
 MIN_COMMON_CHARACTERS = 8  # a shared start shorter than this stays in the captions
 
 Role = Literal["head", "member", "cursor"]
@@ -35,13 +39,13 @@ class Node:
 
 @dataclass(frozen=True, slots=True)
 class Box:
-    """A node placed at a centre point, with the text it shows and its tooltip."""
+    """A node placed at a centre point, with the lines of text it shows and its tooltip."""
 
     node: Node
     role: Role
     x: float
     y: float
-    caption: str
+    caption: tuple[str, ...]
     tooltip: str
 
 
@@ -91,16 +95,28 @@ class Scene:
 
 
 def box_for(node: Node, role: Role, x: float, y: float, *, prefix: str = "") -> Box:
-    """Return the box of a node at a centre point, its caption fitted to the box."""
+    """Return the box of a node at a centre point, its caption wrapped to fit the box."""
     prefix += f"#{node.id} "  # the id tells apart boxes whose texts begin alike
-    room = LABEL_CHARACTERS - len(prefix) - (2 if role == "head" else 0)  # the head's is bold
-    caption = prefix + shorten(node.short or node.label, room)
     tooltip = f"{prefix}{shorten(node.label, TOOLTIP_CHARACTERS)}"
     if role == "cursor":
         tooltip += " (read position)"
     if not plain(node.label):
-        caption = prefix.rstrip()
+        return Box(node, role, x, y, (prefix.rstrip(),), tooltip)
+    width = LINE_CHARACTERS - (3 if role == "head" else 0)  # the head's is bold
+    caption = wrapped(prefix + plain(node.short or node.label), width, LABEL_LINES)
     return Box(node, role, x, y, caption, tooltip)
+
+
+def wrapped(text: str, width: int, lines: int) -> tuple[str, ...]:
+    """Return the text on at most `lines` lines of `width` characters, an ellipsis ending a
+    text cut short (a word longer than a line is broken)."""
+    folded = textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)
+    if len(folded) <= lines:
+        return tuple(folded)
+    last = shorten(" ".join(folded[lines - 1 :]), width)
+    if not last.endswith(ELLIPSIS):
+        last = last[: width - 1] + ELLIPSIS
+    return (*folded[: lines - 1], last)
 
 
 def distinct_parts(labels: list[str]) -> list[str]:

@@ -15,7 +15,7 @@ from memadmin.core.diagrams.scene import (
     straight_edge,
 )
 
-NEAREST = 150.0  # horizontal distance from the head's centre to the nearest member's
+NEAREST = BOX_WIDTH + 40.0  # horizontal distance from the head's centre to the nearest member's
 FARTHEST = WIDTH / 2 - MARGIN - BOX_WIDTH / 2
 
 
@@ -41,7 +41,7 @@ def star(head: Node, members: list[Node], cursor: int | None, *, inward: bool) -
     """
     right = (len(members) + 1) // 2
     sides = (right, len(members) - right)
-    step = 44.0 if max(sides) <= 4 else 34.0
+    step = BOX_HEIGHT + (12.0 if max(sides) <= 4 else 6.0)
     span = (max(*sides, 1) - 1) * step
     centre_x, centre_y = WIDTH / 2, MARGIN + BOX_HEIGHT / 2 + span / 2
     head_box = box_for(head, "head", centre_x, centre_y)
