@@ -1,4 +1,4 @@
-"""`manage.py screenshots DIR` saves the four pages at two widths in both themes."""
+"""`manage.py screenshots DIR` saves the main pages at two widths in both themes."""
 
 import threading
 
@@ -6,6 +6,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connections
 
+from memadmin.composites.services import composite_create
 from memadmin.memories.services import memory_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -35,13 +36,16 @@ def run_in_own_thread(work) -> None:
 
 
 def test_the_command_saves_every_page_at_both_widths_in_both_themes(people, project, tmp_path):
-    """Sixteen PNGs: overview, memory, ledger and map; 390 and 1400 px; light and dark."""
-    memory_create(project=project, category="OPS_RULES", content="Deploy Tuesdays.", actor="agent")
+    """Twenty-four PNGs: overview, memory list, memory, composite, ledger and map; 390 and
+    1400 px; light and dark."""
+    head = memory_create(project=project, category="OPS_RULES", content="Deploy.", actor="agent")
+    step = memory_create(project=project, category="OPS_RULES", content="Drain.", actor="agent")
+    composite_create(head=head, type="sequence", members=[step], actor="agent")
     run_in_own_thread(lambda: call_command("screenshots", str(tmp_path)))
     names = sorted(path.name for path in tmp_path.glob("*.png"))
     expected = sorted(
         f"{page}-{width}-{theme}.png"
-        for page in ("overview", "memory", "ledger", "map")
+        for page in ("overview", "memories", "memory", "composite", "ledger", "map")
         for width in (390, 1400)
         for theme in ("light", "dark")
     )

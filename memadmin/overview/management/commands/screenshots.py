@@ -25,7 +25,8 @@ class _QuietHandler(WSGIRequestHandler):
 
 
 def pages() -> dict[str, str]:
-    """Return the pages to photograph by name: the overview, a memory, the ledger, the map."""
+    """Return the pages to photograph by name: the overview, the memory list, a memory, a
+    composite, the ledger and the map."""
     project = Project.objects.filter(memories__isnull=False).order_by("pk").distinct().first()
     if project is None:
         raise CommandError("There is no project with memories: run `manage.py demo` first.")
@@ -35,18 +36,24 @@ def pages() -> dict[str, str]:
         .first()
         or Memory.objects.filter(project=project).order_by("pk").first()
     )
-    return {
+    composite = memory.headed_composites.order_by("pk").first()
+    shown = {
         "overview": reverse("home"),
+        "memories": reverse("memories:list") + f"?project={project.pk}",
         "memory": reverse("memories:detail", args=[memory.pk]),
         "ledger": reverse("ledger:page", args=[project.pk]),
         "map": reverse("headermap:index") + f"?project={project.pk}",
     }
+    if composite is not None:
+        shown["composite"] = reverse("composites:detail", args=[composite.pk])
+    return shown
 
 
 class Command(BaseCommand):
     help = (
-        "Save PNG screenshots of the overview, a memory page, the ledger and the map at 390 px "
-        "and 1400 px, in the light and the dark theme, into DIR (Chromium via Playwright)."
+        "Save PNG screenshots of the overview, the memory list, a memory page, a composite, the "
+        "ledger and the map at 390 px and 1400 px, in the light and the dark theme, into DIR "
+        "(Chromium via Playwright)."
     )
 
     def add_arguments(self, parser):
