@@ -4,7 +4,7 @@ Without JavaScript the field is an ordinary text input: type an id (or, for comp
 title) and submit. With htmx, typing asks a small endpoint for at most PICK_LIMIT matches,
 shown under the field as buttons; choosing one asks the endpoint for the field again, its
 value set (`one`: replaced by the choice; `append`: the choice added to the ids already
-typed, the search word dropped). No page ever lists the whole store in a control.
+typed, the search word dropped, a separator after it) and focused. No page ever lists the whole store in a control.
 """
 
 import json
@@ -24,6 +24,7 @@ MEMORY_HINT = "#id or a word of its text"
 COMPOSITE_HINT = "#id or a word of its title"
 PICK_MODES = ("one", "append")
 _ID = re.compile(r"^#?(\d+)$")
+APPEND_SEPARATOR = ", "  # what an append picker leaves after the id just chosen
 
 
 def typed_id(text: str) -> int | None:
@@ -41,14 +42,15 @@ def chosen_value(text: str, choice: str, mode: str) -> str:
     """Return the field's value once `choice` is picked.
 
     In append mode the ids already typed are kept, a search word being typed is dropped,
-    and the choice comes last (once).
+    and the choice comes last (once), followed by the separator: what is typed next is a new
+    search, never joined onto the id.
     """
     if mode != "append":
         return choice
     kept = [part.strip() for part in text.split(",") if typed_id(part) is not None]
     if choice not in kept:
         kept.append(choice)
-    return ", ".join(kept)
+    return ", ".join(kept) + APPEND_SEPARATOR
 
 
 class PickerInput(forms.TextInput):
@@ -122,7 +124,9 @@ def picker_response(
             return HttpResponseBadRequest("A choice is an id such as #12.")
         widget = PickerInput(url_name, hint=hint, mode=asked["mode"], project=asked["project"])
         value = chosen_value(asked["text"], f"#{chosen}", asked["mode"])
-        attrs = {"id": asked["id"]} if asked["id"] else {}
+        # The field comes back focused (htmx focuses an autofocus element it swaps in), so
+        # the person types on where they were.
+        attrs = {"autofocus": True, **({"id": asked["id"]} if asked["id"] else {})}
         return HttpResponse(widget.render(asked["field"], value, attrs))
     term = search_term(asked["text"], asked["mode"])
     query = {key: asked[key] for key in ("field", "mode", "id") if asked[key]}

@@ -104,8 +104,11 @@ def test_choosing_appends_the_id_and_drops_the_search_word(memories, client_as):
         .content.decode()
     )
     picker = find(body, "span", class_="picker")
-    assert find(picker, "input", type="text", name="members", id="id_members", value="3, #4, #9")
-    assert chosen_value("#9", "#9", "append") == "#9"
+    field = find(picker, "input", type="text", name="members", id="id_members", value="3, #4, #9, ")
+    assert "autofocus" in field.attributes  # the person types on where they were
+    assert chosen_value("#9", "#9", "append") == "#9, "
+    # What is typed after the separator is a new search, not part of the id.
+    assert search_term("#9, cold storage", "append") == "cold storage"
     assert search_term("3, #4, depl", "append") == "depl" and search_term(" a, b ", "one") == "a, b"
 
 
