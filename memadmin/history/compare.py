@@ -30,6 +30,25 @@ class FieldPair:
         """Return True if the two versions hold different values."""
         return self.old != self.new
 
+    @property
+    def old_text(self) -> str:
+        """Return the older value as the page says it."""
+        return _said(self.old)
+
+    @property
+    def new_text(self) -> str:
+        """Return the newer value as the page says it."""
+        return _said(self.new)
+
+
+def _said(value: object) -> str:
+    """Return a field's value in words: yes or no for a flag, a dash for none."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
 
 @dataclass(frozen=True)
 class TextCompare:

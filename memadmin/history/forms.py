@@ -37,8 +37,11 @@ class EventFilterForm(forms.Form):
         super().__init__(*args, **kwargs)
         held = selectors.event_choices()
         self.fields["actor"].widget.choices = _choices("Anyone", held["actor"])
+        # Categories by their names, as everywhere (CONFIG_VALUES); kinds of change in words.
         self.fields["category"].widget.choices = _choices("Any category", held["category"])
-        self.fields["action"].widget.choices = _choices("Any change", held["action"])
+        self.fields["action"].widget.choices = _choices(
+            "Any change", held["action"], label=lambda action: action.replace("_", " ")
+        )
 
     def clean(self):
         data = super().clean()
@@ -54,8 +57,8 @@ class EventFilterForm(forms.Form):
         return selectors.EventFilters(**self.cleaned_data)
 
 
-def _choices(anything: str, values: list[str]) -> list[tuple[str, str]]:
-    return [("", anything), *((v, v.replace("_", " ")) for v in values)]
+def _choices(anything: str, values: list[str], *, label=str) -> list[tuple[str, str]]:
+    return [("", anything), *((value, label(value)) for value in values)]
 
 
 class CompareForm(forms.Form):

@@ -12,6 +12,7 @@ from memadmin.audit.services import audit_record
 from memadmin.core.clock import now_ms
 
 from .models import Memory
+from .selectors import LIVE_STATUSES
 from .services import memory_write_or_bump
 from .store_gateway import StoreChange, StoreRefused, store_write
 
@@ -19,15 +20,13 @@ from .store_gateway import StoreChange, StoreRefused, store_write
 class TaxonomySide:
     StoreRefused = StoreRefused
 
-    def count_per_category(self) -> Subquery:
-        """Return the number of memories of OuterRef("project") in category OuterRef("name")."""
-        return Subquery(
-            Memory.objects.filter(project=OuterRef("project"), category=OuterRef("name"))
-            .order_by()
-            .values("category")
-            .annotate(n=Count("id"))
-            .values("n")
-        )
+    def count_per_category(self, *, live_only: bool = False) -> Subquery:
+        """Return the number of memories of OuterRef("project") in category OuterRef("name"):
+        every status, or (`live_only`) active and permanent ones, as the overview counts."""
+        rows = Memory.objects.filter(project=OuterRef("project"), category=OuterRef("name"))
+        if live_only:
+            rows = rows.filter(status__in=LIVE_STATUSES)
+        return Subquery(rows.order_by().values("category").annotate(n=Count("id")).values("n"))
 
     def hashes_in(self, *, project, category: str, by_id: bool) -> list[tuple[str, str]]:
         """Return (display id, normalized hash) of the category's memories.

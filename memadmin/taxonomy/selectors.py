@@ -40,9 +40,12 @@ def category_by_name(project, name: str) -> Category:
 
 
 def categories_with_counts(project) -> QuerySet[Category]:
-    """Return the project's categories in priority order, each with `memory_count`."""
-    counts = memories().count_per_category()
-    return categories_of(project).annotate(memory_count=Coalesce(counts, 0))
+    """Return the project's categories in priority order, each with `memory_count` (every
+    status) and `live_count` (active and permanent, the overview's count)."""
+    return categories_of(project).annotate(
+        memory_count=Coalesce(memories().count_per_category(), 0),
+        live_count=Coalesce(memories().count_per_category(live_only=True), 0),
+    )
 
 
 def prompt_categories(categories: Iterable[Category]) -> tuple[CategorySpec, ...]:

@@ -529,3 +529,28 @@ def test_a_criteria_revert_that_says_no_version_is_refused(client_as, project, o
     assert "did not say which version of the criteria" in body(response)
     assert AuditEvent.objects.count() == before
     assert category_by_name(project, "OPS_RULES").is_overridden
+
+
+def test_the_log_filter_names_categories_as_they_are_spelled(client_as, make_memory):
+    """The category filter offers CONFIG_VALUES, not "CONFIG VALUES"; kinds read in words."""
+    make_memory("Pool size 10.")
+    page = body(client_as("viewer").get(reverse("audit:index")))
+    categories = [text_of(o) for o in find_all(find(page, "select", name="category"), "option")]
+    assert "OPS_RULES" in categories and "OPS RULES" not in categories
+    actions = [text_of(o) for o in find_all(find(page, "select", name="action"), "option")]
+    assert "created" in actions
+
+
+def test_compare_says_flags_in_words(client_as, make_memory):
+    """A flag reads yes or no on the compare page, never True or False."""
+    memory = make_memory("Shared rule.")
+    memory_update(memory=memory, actor="agent", shareable=True)
+    first, second = memory_versions(memory.pk)
+    page = body(
+        client_as("viewer").get(
+            reverse("audit:memory_compare", args=[memory.pk]),
+            {"a": first.history_id, "b": second.history_id},
+        )
+    )
+    (row,) = [r for r in find_all(page, "tr") if text_of(r).startswith("Shareable")]
+    assert [text_of(cell) for cell in find_all(row, "td")] == ["no", "yes"]

@@ -76,12 +76,13 @@ def test_the_memory_page_says_whether_it_is_injected_and_why(client_as, project,
     yes = client.get(f"/memories/{store[0].pk}/").content.decode()
     verdict = find(yes, "p", class_="injection-verdict")
     assert text(find(verdict, "strong")) == "yes"
-    assert text(verdict).startswith("Injected at budget 500 (pack mode): yes, fitted:")
+    prefix = "Injected at budget 500 by a plugin that reads this project's pack (the ledger's “pack” mode): "
+    assert text(verdict).startswith(prefix + "yes, fitted:")
     assert "The stock magic-context plugin never injects it: magic-context does not know" in yes
     no = client.get(f"/memories/{store[-1].pk}/").content.decode()
     verdict = find(no, "p", class_="injection-verdict")
     assert text(find(verdict, "strong")) == "no"
-    assert text(verdict).startswith("Injected at budget 500 (pack mode): no, needed")
+    assert text(verdict).startswith(prefix + "no, needed")
     assert dict(links(no))["See its row in the ledger"] == (
         f"/ledger/{project.pk}/?mode=pack&find={store[-1].pk}#row-{store[-1].pk}"
     )

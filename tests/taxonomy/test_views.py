@@ -685,3 +685,21 @@ def test_the_form_states_each_fields_limit_before_anything_is_refused(project, c
     assert f"What the category holds. Required. At most {DEFINITION_MAX} characters." in body
     assert "At most 300 characters." in body
     assert "At most 20 items of 500 characters each." in body
+
+
+def test_the_criteria_count_is_the_overviews_live_count(client_as, project):
+    """Criteria counts live memories, as the overview does; archived ones are named apart."""
+    from memadmin.memories.archive_services import memory_archive
+
+    made = [
+        memory_create(project=project, category="ENV_STATE", content=f"Host {n}.", actor="agent")
+        for n in range(3)
+    ]
+    memory_archive(memory=made[0], actor="agent", reason="gone")
+    client = client_as("viewer")
+    page = client.get(reverse("taxonomy:index"), {"project": project.pk}).content.decode()
+    (row,) = [r for r in find_all(page, "tr") if text(r).startswith("ENV_STATE")]
+    assert text(find_all(row, "td")[-1]) == "2 (3 with archived)"
+    cards = client.get(reverse("home")).context["cards"]
+    (overview,) = [card for card, _chart, _query in cards if card.project == project]
+    assert dict(overview.by_category)["ENV_STATE"] == 2
