@@ -15,6 +15,25 @@ class DateInput(forms.DateInput):
     input_type = "date"
 
 
+class MemoryIdField(WholeNumberField):
+    """A memory's id as pages show it: "12" or "#12"."""
+
+    widget = forms.TextInput
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault(
+            "error_messages", {"invalid": "Name a memory by its id, a number like 12 or #12."}
+        )
+        super().__init__(**kwargs)
+        self.widget.attrs.update({"placeholder": "#id", "size": 8})
+
+    def to_python(self, value):
+        return super().to_python(
+            value.strip().removeprefix("#") if isinstance(value, str) else value
+        )
+
+
 class EventFilterForm(forms.Form):
     """The audit log's filters; every field is optional.
 
@@ -32,6 +51,7 @@ class EventFilterForm(forms.Form):
     )
     since = forms.DateField(required=False, widget=DateInput, label="From")
     until = forms.DateField(required=False, widget=DateInput, label="To")
+    memory = MemoryIdField(required=False, label="Memory")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

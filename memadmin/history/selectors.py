@@ -30,6 +30,7 @@ class EventFilters:
     action: str = ""
     since: date | None = None
     until: date | None = None
+    memory: int | None = None  # a memory's id as pages show it (#12)
 
 
 def event_list(filters: EventFilters = EventFilters()) -> QuerySet[AuditEvent]:
@@ -47,7 +48,18 @@ def event_list(filters: EventFilters = EventFilters()) -> QuerySet[AuditEvent]:
         events = events.filter(created_at__gte=_start_of(filters.since))
     if filters.until:
         events = events.filter(created_at__lt=_start_of(filters.until + timedelta(days=1)))
+    if filters.memory is not None:
+        events = events.filter(object_type="memory", object_id__in=_memory_pks(filters.memory))
     return events.order_by("-created_at", "-id")
+
+
+def _memory_pks(display_id: int) -> list[str]:
+    """Return the keys of the memories shown as #display_id (a synced one's upstream id, else
+    memadmin's own), as the audit log names its objects."""
+    shown = Memory.objects.filter(upstream_id=display_id) | Memory.objects.filter(
+        pk=display_id, upstream_id__isnull=True
+    )
+    return [str(pk) for pk in shown.values_list("pk", flat=True)]
 
 
 def _start_of(day: date) -> datetime:

@@ -554,3 +554,24 @@ def test_compare_says_flags_in_words(client_as, make_memory):
     )
     (row,) = [r for r in find_all(page, "tr") if text_of(r).startswith("Shareable")]
     assert [text_of(cell) for cell in find_all(row, "td")] == ["no", "yes"]
+
+
+@pytest.mark.parametrize("typed", ["{id}", "#{id}", " #{id} "])
+def test_the_log_filters_by_memory(client_as, make_memory, typed):
+    """Typing a memory's id (as pages show it) lists that memory's changes only."""
+    wanted, other = make_memory("Deploy Tuesdays."), make_memory("Deploy Fridays.")
+    memory_update(memory=wanted, actor="agent", content="Deploy Wednesdays.")
+    memory_update(memory=other, actor="agent", content="Deploy Mondays.")
+    response = client_as("viewer").get(
+        reverse("audit:index"), {"memory": typed.format(id=wanted.display_id)}
+    )
+    events = list(response.context["page"].object_list)
+    assert [e.action for e in events] == ["edited", "created"]
+    assert {e.object_id for e in events} == {str(wanted.pk)}
+
+
+def test_a_memory_filter_that_is_no_id_is_named(client_as, make_memory):
+    """A filter that names no memory says so beside its field; the log is not narrowed."""
+    make_memory("Deploy Tuesdays.")
+    response = client_as("viewer").get(reverse("audit:index"), {"memory": "deploy"})
+    assert "Name a memory by its id" in body(response)
