@@ -16,6 +16,7 @@ below).
 import sqlite3
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from memadmin.audit.models import AuditEvent
@@ -23,7 +24,8 @@ from memadmin.interop.models import StoreBase
 from memadmin.interop.sync_runs import SyncRefused
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.models import Memory
-from tests.html_tree import find, submitted
+from memadmin.memories.services import memory_update
+from tests.html_tree import find, submitted, text
 from tests.upstream_store import BASE_TIME_MS, PROJECT, build_store, make_row
 
 pytestmark = pytest.mark.django_db
@@ -132,7 +134,7 @@ def test_the_reported_case_keeps_ops_rules(odd_store, client_as):
     category = find(page, "select", name="category")
     chosen = find(category, "option", selected=True)
     assert chosen.attributes["value"] == "OPS_RULES"
-    assert "OPS_RULES (not in this project's pack)" in page
+    assert text(chosen) == "OPS_RULES (not in this project's pack)"
     action, data = edit_form(client, memory)
     client.post(action, data)
     memory.refresh_from_db()
@@ -218,3 +220,16 @@ def test_the_sync_refuses_what_no_form_could_keep(tmp_path):
     for problem in ("0 is outside 1..100", "'galaxy'", "'robot'", "'pending'"):
         assert problem in text
     assert not Memory.objects.exists()
+
+
+def test_the_service_checks_only_what_changes(odd_store, people):
+    """An unchanged category outside the pack passes; changing into one is refused, clearly."""
+    ops = synced("outside the pack")
+    edited = memory_update(memory=ops, actor=people["editor"], category="OPS_RULES", importance=70)
+    assert (edited.category, edited.importance) == ("OPS_RULES", 70)
+    plain = Memory.objects.get(project__identity=PROJECT, upstream_id=1)
+    with pytest.raises(ValidationError) as refused:
+        memory_update(memory=plain, actor=people["editor"], category="OPS_RULES")
+    assert "'OPS_RULES' is not a category of" in str(refused.value)
+    plain.refresh_from_db()
+    assert plain.category == "PROJECT_RULES"
