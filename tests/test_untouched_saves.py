@@ -16,6 +16,7 @@ below).
 import sqlite3
 
 import pytest
+from django.contrib.admin.models import LogEntry
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
@@ -25,7 +26,7 @@ from memadmin.interop.sync_runs import SyncRefused
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
-from tests.html_tree import find, submitted, text
+from tests.html_tree import find, find_all, submitted, text
 from tests.upstream_store import BASE_TIME_MS, PROJECT, build_store, make_row
 
 pytestmark = pytest.mark.django_db
@@ -233,3 +234,33 @@ def test_the_service_checks_only_what_changes(odd_store, people):
     assert "'OPS_RULES' is not a category of" in str(refused.value)
     plain.refresh_from_db()
     assert plain.category == "PROJECT_RULES"
+
+
+def admin_form(client, url: str) -> dict:
+    """Return what a browser posts from an admin change form, untouched."""
+    page = client.get(url)
+    assert page.status_code == 200
+    (form,) = [
+        form
+        for form in find_all(page.content.decode(), "form", method="post")
+        if find_all(form, name="edited_version")
+    ]
+    return dict(submitted(form))
+
+
+def admin_log() -> list[int]:
+    return list(LogEntry.objects.values_list("pk", flat=True))
+
+
+@pytest.mark.parametrize("case", list(ODD_ROWS))
+def test_an_untouched_admin_change_form_changes_nothing_anywhere(
+    case, odd_store, store_mode, client_as
+):
+    """The admin's memory change form, saved untouched, writes nothing, its log included."""
+    memory = synced(case)
+    before = everything(odd_store, memory), admin_log()
+    client = client_as("admin")
+    url = f"/admin/memories/memory/{memory.pk}/change/"
+    response = client.post(url, admin_form(client, url))
+    assert response.status_code == 302, response.content.decode()
+    assert (everything(odd_store, memory), admin_log()) == before
