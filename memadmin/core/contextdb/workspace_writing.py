@@ -136,10 +136,13 @@ def workspace_write(
     workspace_id: int,
     *,
     expected: str | None,
-    share_categories: Sequence[str],
+    share_categories: Sequence[str] | None,
     members: Mapping[str, MemberValues],
 ) -> WorkspaceWritten:
     """Make the store's workspace share ``share_categories`` among exactly ``members``.
+
+    ``share_categories`` None leaves the stored value as it is. Only what changes is written:
+    ``updated_at`` moves only when a member or the shared categories do.
 
     ``tx`` is an open ``StoreTransaction``. Refuse with WorkspaceChanged when the workspace
     is gone or its digest is not ``expected`` (None: not checked); WorkspaceRefused for an
@@ -148,12 +151,12 @@ def workspace_write(
     """
     connection = tx.connection
     _check_tables(connection, tx.path)
-    stored = share_categories_json(share_categories)
     row = connection.execute(
         "SELECT share_categories FROM workspaces WHERE id = ?", (workspace_id,)
     ).fetchone()
     if row is None:
         raise WorkspaceChanged(f"workspace {workspace_id} is gone from the store")
+    stored = row[0] if share_categories is None else share_categories_json(share_categories)
     old = {
         identity: MemberValues(name, path)
         for identity, name, path in connection.execute(
@@ -206,10 +209,12 @@ def workspace_write(
         )
     for identity in renamed:
         _rename(connection, workspace_id, identity, members[identity].display_name)
-    connection.execute(
-        "UPDATE workspaces SET share_categories = ? WHERE id = ?", (stored, workspace_id)
-    )
-    if "updated_at" in table_columns(connection, "workspaces"):
+    if stored != row[0]:
+        connection.execute(
+            "UPDATE workspaces SET share_categories = ? WHERE id = ?", (stored, workspace_id)
+        )
+    moved = stored != row[0] or set(old) != set(members) or renamed
+    if moved and "updated_at" in table_columns(connection, "workspaces"):
         connection.execute(
             "UPDATE workspaces SET updated_at = ? WHERE id = ?", (tx.now, workspace_id)
         )

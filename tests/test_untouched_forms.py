@@ -1,0 +1,269 @@
+"""Every other form that edits something stored, posted back untouched, writes nothing.
+
+The memory forms are in tests/test_untouched_saves.py. Here: the workspace edit form (its
+stored share list kept as written, whatever its spelling), the composite page's type and
+title forms, the criteria forms, and the Django admin's change forms of projects,
+composites, categories and people. Each is read from its page and posted as a browser would.
+"""
+
+import sqlite3
+
+import pytest
+from django.contrib.admin.models import LogEntry
+from django.urls import reverse
+
+from memadmin.audit.models import AuditEvent
+from memadmin.composites.models import Composite
+from memadmin.composites.services import composite_create
+from memadmin.interop.models import Workspace
+from memadmin.interop.sync_services import context_db_sync
+from memadmin.memories.services import memory_create
+from memadmin.projects.models import Project
+from memadmin.taxonomy.models import Category
+from memadmin.taxonomy.selectors import category_by_name
+from memadmin.taxonomy.services import criteria_override_save
+from tests.html_tree import find, find_all, submitted
+from tests.interop.workspace_edit_store import WEB, build_edit_store, run_sql
+from tests.upstream_store import PROJECT, build_store, make_row
+
+pytestmark = pytest.mark.django_db
+
+
+def written() -> tuple:
+    """Return the trails every save leaves: audit events and Django's admin log."""
+    return (
+        list(AuditEvent.objects.values_list("pk", flat=True)),
+        list(LogEntry.objects.values_list("pk", flat=True)),
+    )
+
+
+def page_form(client, page_url: str, action: str) -> dict:
+    """Return what a browser posts from the page's form to ``action``, untouched."""
+    page = client.get(page_url)
+    assert page.status_code == 200
+    return dict_of(submitted(find(page.content.decode(), "form", method="post", action=action)))
+
+
+def dict_of(pairs: list[tuple[str, str]]) -> dict:
+    """Return posted pairs as the test client takes them (a name sent twice, as a list)."""
+    data: dict = {}
+    for name, value in pairs:
+        if name in data:
+            data[name] = [*(data[name] if isinstance(data[name], list) else [data[name]]), value]
+        else:
+            data[name] = value
+    return data
+
+
+def admin_form(client, url: str) -> dict:
+    page = client.get(url)
+    assert page.status_code == 200
+    (form,) = [
+        form
+        for form in find_all(page.content.decode(), "form", method="post")
+        if find_all(form, name="edited_version")
+    ]
+    return dict_of(submitted(form))
+
+
+# --- workspaces
+
+
+def store_workspace(path) -> dict:
+    connection = sqlite3.connect(path)
+    try:
+        return {
+            "workspaces": connection.execute("SELECT * FROM workspaces").fetchall(),
+            "members": connection.execute(
+                "SELECT * FROM workspace_members ORDER BY project_path"
+            ).fetchall(),
+            "epochs": connection.execute(
+                "SELECT * FROM project_state ORDER BY project_path"
+            ).fetchall(),
+        }
+    finally:
+        connection.close()
+
+
+def memadmin_workspace() -> dict:
+    row = Workspace.objects.get(upstream_id=1)
+    return {
+        "row": Workspace.objects.filter(pk=row.pk).values().get(),
+        "members": list(row.members.order_by("project_identity").values()),
+    }
+
+
+SHARES = {
+    "as the team store writes it": '["NAMING", "CONSTRAINTS"]',
+    "compact": '["CONSTRAINTS","NAMING"]',
+    "nothing": "[]",
+    "a name outside the five": '["OPS_RULES", "NAMING"]',
+    "not JSON": "NAMING",
+}
+
+
+@pytest.fixture
+def team(tmp_path):
+    def make(shares: str):
+        path = build_edit_store(tmp_path / "context.db")
+        run_sql(path, "UPDATE workspaces SET share_categories = ?", (shares,))
+        context_db_sync(path=path)
+        return path
+
+    return make
+
+
+@pytest.mark.parametrize("mode", ["through", "pending"])
+@pytest.mark.parametrize("shares", list(SHARES))
+def test_an_untouched_workspace_form_changes_nothing(shares, mode, team, settings, client_as):
+    """The store's share list stays as written; no epoch, no time, no audit event moves."""
+    settings.MEMADMIN_STORE_WRITES = mode
+    path = team(SHARES[shares])
+    row = Workspace.objects.get(upstream_id=1)
+    before = store_workspace(path), memadmin_workspace(), written()
+    client = client_as("curator")
+    action = reverse("interop:workspace_edit", args=[row.pk])
+    data = page_form(client, reverse("interop:workspace", args=[row.pk]), action)
+    response = client.post(action, data)
+    assert response.status_code == 302, response.content.decode()
+    assert (store_workspace(path), memadmin_workspace(), written()) == before
+
+
+def test_a_rename_keeps_the_stored_share_list_as_written(team, settings, client_as):
+    """Renaming a member writes the name; the share list, untouched, keeps its spelling."""
+    settings.MEMADMIN_STORE_WRITES = "through"
+    path = team(SHARES["a name outside the five"])
+    row = Workspace.objects.get(upstream_id=1)
+    client = client_as("curator")
+    action = reverse("interop:workspace_edit", args=[row.pk])
+    data = page_form(client, reverse("interop:workspace", args=[row.pk]), action)
+    index = next(
+        key.split("-")[1]
+        for key, value in data.items()
+        if key.endswith("-identity") and value == WEB
+    )
+    data[f"members-{index}-display_name"] = "web renamed"
+    response = client.post(action, data)
+    assert response.status_code == 302, response.content.decode()
+    (workspace,) = store_workspace(path)["workspaces"]
+    assert SHARES["a name outside the five"] in workspace
+    assert (
+        Workspace.objects.get(upstream_id=1).share_categories_raw
+        == SHARES["a name outside the five"]
+    )
+
+
+# --- criteria, on a project synced from a real store (criteria are written to it)
+
+
+@pytest.fixture
+def synced_project(tmp_path, settings):
+    settings.MEMADMIN_STORE_WRITES = "through"
+    path = build_store(
+        tmp_path / "context.db",
+        rows=[make_row(content="Ops rule.", category="OPS_RULES"), make_row(content="Rule.")],
+    )
+    context_db_sync(path=path)
+    return path, Project.objects.get(identity=PROJECT)
+
+
+def store_meta(path) -> list:
+    connection = sqlite3.connect(path)
+    try:
+        return connection.execute("SELECT * FROM context_store_meta ORDER BY key").fetchall()
+    finally:
+        connection.close()
+
+
+def category_state(project) -> list:
+    return list(Category.objects.filter(project=project).order_by("pk").values())
+
+
+@pytest.mark.parametrize("overridden", [False, True])
+def test_untouched_criteria_forms_change_nothing(overridden, synced_project, client_as):
+    """The full criteria form of each category (legacy ones too), posted back, writes nothing."""
+    path, project = synced_project
+    if overridden:
+        category = category_by_name(project, "PROJECT_RULES")
+        criteria_override_save(
+            category=category,
+            criteria={**category.effective_criteria, "definition": "Ours, with  two spaces."},
+            actor="system",
+        )
+    before = category_state(project), store_meta(path), written()
+    client = client_as("curator")
+    for name in project.categories.values_list("name", flat=True):
+        action = reverse("taxonomy:edit", args=[project.pk, name])
+        response = client.post(action, page_form(client, action, action))
+        assert response.status_code == 302, (name, response.content.decode())
+    assert (category_state(project), store_meta(path), written()) == before
+
+
+@pytest.mark.parametrize("overridden", [False, True])
+def test_an_untouched_category_admin_form_changes_nothing(overridden, synced_project, client_as):
+    path, project = synced_project
+    category = category_by_name(project, "WORKFLOW_RULES")
+    if overridden:
+        criteria_override_save(
+            category=category,
+            criteria={**category.effective_criteria, "definition": "Ours."},
+            actor="system",
+        )
+    before = category_state(project), store_meta(path), written()
+    client = client_as("admin")
+    url = f"/admin/taxonomy/category/{category.pk}/change/"
+    response = client.post(url, admin_form(client, url))
+    assert response.status_code == 302, response.content.decode()
+    assert (category_state(project), store_meta(path), written()) == before
+
+
+# --- composites and the other admin pages
+
+
+@pytest.fixture
+def composite(project):
+    head = memory_create(project=project, category="OPS_RULES", content="Head.", actor="agent")
+    member = memory_create(project=project, category="OPS_RULES", content="Step.", actor="agent")
+    return composite_create(head=head, members=[member], type="sequence", actor="agent")
+
+
+def composite_state(composite) -> dict:
+    return {
+        "row": Composite.objects.filter(pk=composite.pk).values().get(),
+        "history": composite.history.count() if hasattr(composite, "history") else None,
+        "members": list(composite.members.values()),
+    }
+
+
+@pytest.mark.parametrize("form", ["type", "title"])
+def test_untouched_composite_forms_change_nothing(form, composite, client_as):
+    """The composite page's type and title forms, posted back as shown, write nothing."""
+    before = composite_state(composite), written()
+    client = client_as("editor")
+    action = reverse(f"composites:{form}", args=[composite.pk])
+    data = page_form(client, reverse("composites:detail", args=[composite.pk]), action)
+    response = client.post(action, data)
+    assert response.status_code == 302, response.content.decode()
+    assert (composite_state(composite), written()) == before
+
+
+@pytest.mark.parametrize("admin_page", ["project", "composite", "person"])
+def test_untouched_admin_change_forms_change_nothing(admin_page, composite, people, client_as):
+    """The admin's change forms of projects, composites and people, saved untouched."""
+    target = {
+        "project": composite.project,
+        "composite": composite,
+        "person": people["editor"],
+    }[admin_page]
+    url = {
+        "project": f"/admin/projects/project/{target.pk}/change/",
+        "composite": f"/admin/composites/composite/{target.pk}/change/",
+        "person": f"/admin/auth/user/{target.pk}/change/",
+    }[admin_page]
+    model = type(target)
+    state = lambda: (model.objects.filter(pk=target.pk).values().get(), written())  # noqa: E731
+    before = state()
+    client = client_as("admin")
+    response = client.post(url, admin_form(client, url))
+    assert response.status_code == 302, response.content.decode()
+    assert state() == before
