@@ -22,8 +22,9 @@ from memadmin.projects.models import Project
 from memadmin.taxonomy.models import Category
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
-from tests.html_tree import find, find_all, submitted
+from tests.html_tree import find, posted
 from tests.interop.workspace_edit_store import WEB, build_edit_store, run_sql
+from tests.test_untouched_saves import admin_form
 from tests.upstream_store import PROJECT, build_store, make_row
 
 pytestmark = pytest.mark.django_db
@@ -41,29 +42,7 @@ def page_form(client, page_url: str, action: str) -> dict:
     """Return what a browser posts from the page's form to ``action``, untouched."""
     page = client.get(page_url)
     assert page.status_code == 200
-    return dict_of(submitted(find(page.content.decode(), "form", method="post", action=action)))
-
-
-def dict_of(pairs: list[tuple[str, str]]) -> dict:
-    """Return posted pairs as the test client takes them (a name sent twice, as a list)."""
-    data: dict = {}
-    for name, value in pairs:
-        if name in data:
-            data[name] = [*(data[name] if isinstance(data[name], list) else [data[name]]), value]
-        else:
-            data[name] = value
-    return data
-
-
-def admin_form(client, url: str) -> dict:
-    page = client.get(url)
-    assert page.status_code == 200
-    (form,) = [
-        form
-        for form in find_all(page.content.decode(), "form", method="post")
-        if find_all(form, name="edited_version")
-    ]
-    return dict_of(submitted(form))
+    return posted(find(page.content.decode(), "form", method="post", action=action))
 
 
 # --- workspaces

@@ -26,7 +26,7 @@ from memadmin.interop.sync_runs import SyncRefused
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
-from tests.html_tree import find, find_all, submitted, text
+from tests.html_tree import find, find_all, posted, text
 from tests.upstream_store import BASE_TIME_MS, PROJECT, build_store, make_row
 
 pytestmark = pytest.mark.django_db
@@ -108,7 +108,7 @@ def edit_form(client, memory: Memory) -> tuple[str, dict]:
     assert page.status_code == 200
     action = reverse("memories:edit", args=[memory.pk])
     form = find(page.content.decode(), "form", method="post", action=action)
-    return action, dict(submitted(form))
+    return action, posted(form)
 
 
 def synced(case: str) -> Memory:
@@ -245,7 +245,7 @@ def admin_form(client, url: str) -> dict:
         for form in find_all(page.content.decode(), "form", method="post")
         if find_all(form, name="edited_version")
     ]
-    return dict(submitted(form))
+    return posted(form)
 
 
 def admin_log() -> list[int]:
@@ -264,3 +264,40 @@ def test_an_untouched_admin_change_form_changes_nothing_anywhere(
     response = client.post(url, admin_form(client, url))
     assert response.status_code == 302, response.content.decode()
     assert (everything(odd_store, memory), admin_log()) == before
+
+
+def test_a_bulk_move_changes_the_category_of_the_rows_it_moves_and_nothing_else(
+    odd_store, store_mode, client_as
+):
+    """Moving every odd row to PROJECT_RULES moves those outside it (a deliberate choice);
+    the rows already there, and every other field, are untouched on both sides."""
+    memories = list(Memory.objects.filter(project__identity=PROJECT).order_by("upstream_id"))
+    before = {memory.pk: everything(odd_store, memory) for memory in memories}
+    client = client_as("editor")
+    review = client.post(
+        reverse("memories:bulk"),
+        {"ids": [m.pk for m in memories], "action": "move", "category": "PROJECT_RULES"},
+    )
+    assert review.status_code == 200
+    form = find(review.content.decode(), "form", method="post", action=reverse("memories:bulk"))
+    data = posted(form)
+    response = client.post(reverse("memories:bulk"), {**data, "confirm": "1"})
+    assert response.status_code == 302, response.content.decode()
+    moved = 0
+    for memory in memories:
+        after = Memory.objects.filter(pk=memory.pk).values().get()
+        old = before[memory.pk]["memadmin"]
+        row = memory.upstream_id - 1
+        store_before = before[memory.pk]["store"][row]
+        store_after = store_rows(odd_store, "SELECT * FROM memories WHERE id = ?", (row + 1,))[0]
+        if old["category"] == "PROJECT_RULES" or old["superseded_by_id"] is not None:
+            assert after == old
+            assert store_after == store_before
+            continue
+        moved += 1
+        assert changed(old, after) == {"category", "updated_at"}
+        if store_mode == "through":
+            assert changed(store_before, store_after) == {"category", "updated_at"}
+        else:
+            assert store_after == store_before
+    assert moved == 4  # OPS_RULES twice, project_rules and WORKFLOW_RULES
