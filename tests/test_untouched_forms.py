@@ -19,6 +19,7 @@ from memadmin.interop.models import Workspace
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.services import memory_create
 from memadmin.projects.models import Project
+from memadmin.taxonomy.criteria_fields import FIELDS
 from memadmin.taxonomy.models import Category
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
@@ -160,7 +161,8 @@ def category_state(project) -> list:
 
 @pytest.mark.parametrize("overridden", [False, True])
 def test_untouched_criteria_forms_change_nothing(overridden, synced_project, client_as):
-    """The full criteria form of each category (legacy ones too), posted back, writes nothing."""
+    """Each category's full criteria form (legacy ones too) and each in-place field form,
+    posted back untouched, write nothing: no revision, no audit event, no store write."""
     path, project = synced_project
     if overridden:
         category = category_by_name(project, "PROJECT_RULES")
@@ -175,6 +177,12 @@ def test_untouched_criteria_forms_change_nothing(overridden, synced_project, cli
         action = reverse("taxonomy:edit", args=[project.pk, name])
         response = client.post(action, page_form(client, action, action))
         assert response.status_code == 302, (name, response.content.decode())
+    # Each field's in-place form too (its Edit link opens it on the category's page).
+    page = reverse("taxonomy:category", args=[project.pk, "PROJECT_RULES"])
+    for field in FIELDS:
+        action = reverse("taxonomy:field_save", args=[project.pk, "PROJECT_RULES", field])
+        response = client.post(action, page_form(client, f"{page}?edit={field}", action))
+        assert response.status_code == 302, (field, response.content.decode())
     assert (category_state(project), store_meta(path), written()) == before
 
 
