@@ -125,6 +125,9 @@ def test_an_untouched_edit_form_changes_nothing_anywhere(case, odd_store, store_
     response = client.post(action, data)
     assert response.status_code == 302, response.content.decode()
     assert everything(odd_store, memory) == before
+    # And the next sync finds nothing to bring in, push or flag as a conflict.
+    run = context_db_sync(path=odd_store)
+    assert (run.new, run.changed, run.pushed, run.conflicted) == (0, 0, 0, 0)
 
 
 def test_the_reported_case_keeps_ops_rules(odd_store, client_as):
