@@ -23,7 +23,7 @@ from memadmin.taxonomy.criteria_fields import FIELDS
 from memadmin.taxonomy.models import Category
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
-from tests.html_tree import find, posted
+from tests.html_tree import find, find_all, posted
 from tests.interop.workspace_edit_store import WEB, build_edit_store, run_sql
 from tests.test_untouched_saves import admin_form
 from tests.upstream_store import PROJECT, build_store, make_row
@@ -222,13 +222,21 @@ def composite_state(composite) -> dict:
     }
 
 
-@pytest.mark.parametrize("form", ["type", "title"])
+@pytest.mark.parametrize("form", ["type", "title", "cursor"])
 def test_untouched_composite_forms_change_nothing(form, composite, client_as):
-    """The composite page's type and title forms, posted back as shown, write nothing."""
+    """The composite page's type, title and "put the cursor on step" forms, posted back as
+    shown, write nothing."""
     before = composite_state(composite), written()
     client = client_as("editor")
     action = reverse(f"composites:{form}", args=[composite.pk])
-    data = page_form(client, reverse("composites:detail", args=[composite.pk]), action)
+    page = client.get(reverse("composites:detail", args=[composite.pk])).content.decode()
+    # The cursor's set form is the one of its three with a step to choose.
+    (chosen,) = [
+        candidate
+        for candidate in find_all(page, "form", method="post", action=action)
+        if form != "cursor" or find_all(candidate, id="cursor-step")
+    ]
+    data = posted(chosen)
     response = client.post(action, data)
     assert response.status_code == 302, response.content.decode()
     assert (composite_state(composite), written()) == before
