@@ -24,7 +24,7 @@ from memadmin.taxonomy.models import Category
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
 from tests.html_tree import find, find_all, posted
-from tests.interop.workspace_edit_store import WEB, build_edit_store, run_sql
+from tests.interop.workspace_edit_store import API, WEB, build_edit_store, run_sql
 from tests.test_untouched_saves import admin_form
 from tests.upstream_store import PROJECT, build_store, make_row
 
@@ -82,15 +82,59 @@ SHARES = {
 }
 
 
+# Member names the store may hold and memadmin's own checks would refuse for a new name.
+NAMES = {
+    "spaced": [
+        (f"UPDATE workspace_members SET display_name = '  api  ' WHERE project_path = '{API}'")
+    ],
+    "empty": [f"UPDATE workspace_members SET display_name = '' WHERE project_path = '{WEB}'"],
+    "shared by two": [
+        "DROP INDEX idx_workspace_member_name",
+        f"UPDATE workspace_members SET display_name = 'same' WHERE project_path IN ('{API}', '{WEB}')",
+    ],
+}
+
+
 @pytest.fixture
 def team(tmp_path):
-    def make(shares: str):
+    def make(shares: str = SHARES["as the team store writes it"], statements=()):
         path = build_edit_store(tmp_path / "context.db")
         run_sql(path, "UPDATE workspaces SET share_categories = ?", (shares,))
+        for statement in statements:
+            run_sql(path, statement)
         context_db_sync(path=path)
         return path
 
     return make
+
+
+def workspace_post(client) -> tuple[str, dict]:
+    row = Workspace.objects.get(upstream_id=1)
+    action = reverse("interop:workspace_edit", args=[row.pk])
+    return action, page_form(client, reverse("interop:workspace", args=[row.pk]), action)
+
+
+@pytest.mark.parametrize("mode", ["through", "pending"])
+@pytest.mark.parametrize("names", list(NAMES))
+def test_an_untouched_workspace_form_keeps_odd_member_names(names, mode, team, settings, client_as):
+    """A name with spaces around it, an empty one, one two members share: kept, nothing
+    written; and a change of the shared categories leaves every name as the store holds it."""
+    settings.MEMADMIN_STORE_WRITES = mode
+    path = team(statements=NAMES[names])
+    before = store_workspace(path), memadmin_workspace(), written()
+    client = client_as("curator")
+    action, data = workspace_post(client)
+    response = client.post(action, data)
+    assert response.status_code == 302, response.content.decode()
+    assert (store_workspace(path), memadmin_workspace(), written()) == before
+    action, data = workspace_post(client)
+    response = client.post(action, {**data, "share_categories": ["ARCHITECTURE"]})
+    assert response.status_code == 302, response.content.decode()
+    assert memadmin_workspace()["members"] == before[1]["members"]
+    if mode == "through":
+        assert store_workspace(path)["members"] == before[0]["members"]
+        (workspace,) = store_workspace(path)["workspaces"]
+        assert '["ARCHITECTURE"]' in workspace
 
 
 @pytest.mark.parametrize("mode", ["through", "pending"])

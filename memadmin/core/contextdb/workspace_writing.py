@@ -101,26 +101,32 @@ def share_categories_json(categories: Iterable[str]) -> str:
 def check_members(
     members: Mapping[str, MemberValues],
     *,
-    before: Iterable[str],
+    before: Mapping[str, MemberValues],
     in_store: Iterable[str],
     elsewhere: Mapping[str, str],
 ) -> None:
     """Raise WorkspaceRefused unless ``members`` is a member set the store can hold.
 
-    ``before`` are the current members, ``in_store`` the identities the store holds memories
-    of, ``elsewhere`` maps identities already in another workspace to that workspace's name.
+    ``before`` are the current members and their values, ``in_store`` the identities the
+    store holds memories of, ``elsewhere`` maps identities already in another workspace to
+    that workspace's name. A display name kept as stored is not checked (an empty one, or
+    one two members share, is the store's to keep); a new or changed one must be a name no
+    other member has.
     """
-    before, in_store = set(before), set(in_store)
-    names: dict[str, str] = {}
+    in_store = set(in_store)
+    chosen = {identity: values.display_name for identity, values in members.items()}
     for identity in sorted(members):
-        name = members[identity].display_name
-        if not name.strip():
-            raise WorkspaceRefused(f"the display name of {identity} is empty")
-        if name in names:
-            raise WorkspaceRefused(
-                f"the display name {name!r} is used by both {names[name]} and {identity}"
-            )
-        names[name] = identity
+        name = chosen[identity]
+        kept = identity in before and (before[identity].display_name or "") == name
+        if not kept:
+            if not name.strip():
+                raise WorkspaceRefused(f"the display name of {identity} is empty")
+            others = sorted(o for o, other in chosen.items() if other == name and o != identity)
+            if others:
+                first, second = sorted([identity, others[0]])
+                raise WorkspaceRefused(
+                    f"the display name {name!r} is used by both {first} and {second}"
+                )
         if identity in before:
             continue
         if identity in elsewhere:
@@ -184,7 +190,7 @@ def workspace_write(
     renamed = [
         identity
         for identity in sorted(set(old) & set(members))
-        if old[identity].display_name != members[identity].display_name
+        if (old[identity].display_name or "") != members[identity].display_name
     ]
     for identity in sorted(set(old) - set(members)):
         connection.execute(
