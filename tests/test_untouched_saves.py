@@ -184,14 +184,34 @@ def test_moving_out_of_a_category_outside_the_pack_is_a_deliberate_choice(
     """A person may move an OPS_RULES memory into a category of the pack."""
     settings.MEMADMIN_STORE_WRITES = "through"
     memory = synced("outside the pack")
+    before = everything(odd_store, memory)
     client = client_as("editor")
     action, data = edit_form(client, memory)
     response = client.post(action, {**data, "category": "PROJECT_RULES"})
     assert response.status_code == 302, response.content.decode()
-    memory.refresh_from_db()
-    assert memory.category == "PROJECT_RULES"
-    row = store_rows(odd_store, "SELECT category FROM memories WHERE id = ?", (memory.upstream_id,))
-    assert row == [{"category": "PROJECT_RULES"}]
+    after = everything(odd_store, memory)
+    assert after["memadmin"]["category"] == "PROJECT_RULES"
+    assert changed(before["memadmin"], after["memadmin"]) == {"category", "updated_at"}
+    row = memory.upstream_id - 1
+    assert after["store"][row]["category"] == "PROJECT_RULES"
+    assert changed(before["store"][row], after["store"][row]) == {"category", "updated_at"}
+
+
+def test_an_importance_edit_writes_only_the_importance(odd_store, settings, client_as):
+    """A memory with no importance given one: the store's row moves that column and the time."""
+    settings.MEMADMIN_STORE_WRITES = "through"
+    memory = synced("no importance")
+    before = everything(odd_store, memory)
+    client = client_as("editor")
+    action, data = edit_form(client, memory)
+    response = client.post(action, {**data, "importance": "80"})
+    assert response.status_code == 302, response.content.decode()
+    after = everything(odd_store, memory)
+    row = memory.upstream_id - 1
+    assert changed(before["memadmin"], after["memadmin"]) == {"importance", "updated_at"}
+    assert changed(before["store"][row], after["store"][row]) == {"importance", "updated_at"}
+    assert after["store"][row]["importance"] == 80
+    assert after["mutation_log"] == before["mutation_log"]  # text changes and archives only
 
 
 def test_moving_into_a_category_outside_the_pack_is_refused(odd_store, settings, client_as):
