@@ -324,3 +324,16 @@ def test_a_bulk_move_changes_the_category_of_the_rows_it_moves_and_nothing_else(
         else:
             assert store_after == store_before
     assert moved == 4  # OPS_RULES twice, project_rules and WORKFLOW_RULES
+
+
+def test_undo_of_a_text_edit_keeps_a_category_outside_the_pack(odd_store, store_mode, client_as):
+    """The edit's Undo brings the old text back; the unchanged OPS_RULES is not refused."""
+    memory = synced("outside the pack")
+    client = client_as("editor")
+    action, data = edit_form(client, memory)
+    page = client.post(action, {**data, "content": "Rewritten."}, follow=True).content.decode()
+    (undo,) = find_all(page, "form", class_="undo-form", method="post")
+    response = client.post(undo.attributes["action"], follow=True)
+    assert response.status_code == 200
+    memory.refresh_from_db()
+    assert (memory.content, memory.category) == ("Odd row 2: outside the pack.", "OPS_RULES")
