@@ -20,15 +20,21 @@ def outside_label(value: object, note: str = OUTSIDE_PACK) -> str:
     return f"{value} ({note})"
 
 
-def keep_stored_choice(field: forms.ChoiceField, value: object, *, note: str = OUTSIDE_PACK):
+def keep_stored_choice(
+    field: forms.ChoiceField, value: object, *, note: str = OUTSIDE_PACK, empty: str = ""
+):
     """Offer ``value`` in ``field``, labelled with ``note``, when its choices lack it.
 
-    Nothing is added for an empty value (an empty choice, if the field has one, stands for
-    it) or one the choices hold already (compared as the posted text would be).
+    Nothing is added for a value the choices hold already (compared as the posted text
+    would be). No stored value at all is offered only when ``empty`` labels it (a person
+    with no role): as an empty first choice, which the field then takes.
     """
-    if value in (None, ""):
-        return
     offered = {str(key) for key, _ in _flat(field.choices)}
+    if value in (None, ""):
+        if empty and "" not in offered:
+            field.choices = [("", empty), *field.choices]
+            field.required = False
+        return
     if str(value) in offered:
         return
     field.choices = [*field.choices, (value, outside_label(value, note))]

@@ -47,3 +47,13 @@ def test_a_form_keeps_each_named_field_with_its_note():
     keep_stored_choices(form, form.initial, {"scope": OUTSIDE_VALUES, "status": OUTSIDE_VALUES})
     assert form.fields["scope"].choices[-1] == ("galaxy", "galaxy (not one of memadmin's values)")
     assert len(form.fields["status"].choices) == 1
+
+
+def test_no_stored_value_is_offered_only_when_labelled():
+    """A person with no role: "no role" comes first, and the field takes it."""
+    role = field("viewer", "editor")
+    keep_stored_choice(role, None)
+    assert len(role.choices) == 2
+    keep_stored_choice(role, None, empty="no role")
+    assert role.choices[0] == ("", "no role")
+    assert role.clean("") == ""

@@ -10,8 +10,10 @@ import sqlite3
 
 import pytest
 from django.contrib.admin.models import LogEntry
+from django.contrib.auth import get_user_model
 from django.urls import reverse
 
+from memadmin.accounts.roles import role_of
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create
@@ -23,7 +25,7 @@ from memadmin.taxonomy.criteria_fields import FIELDS
 from memadmin.taxonomy.models import Category
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_save
-from tests.html_tree import find, find_all, posted
+from tests.html_tree import find, find_all, posted, text
 from tests.interop.workspace_edit_store import API, WEB, build_edit_store, run_sql
 from tests.test_untouched_saves import admin_form
 from tests.upstream_store import PROJECT, build_store, make_row
@@ -306,3 +308,47 @@ def test_untouched_admin_change_forms_change_nothing(admin_page, composite, peop
     response = client.post(url, admin_form(client, url))
     assert response.status_code == 302, response.content.decode()
     assert state() == before
+
+
+# --- people: a person with no role keeps having none
+
+
+@pytest.fixture
+def nobody(people):
+    """A person in no role group (made outside memadmin's services, as `createuser` can)."""
+    return get_user_model().objects.create_user(username="nobody", password="x" * 20)
+
+
+def person_state(person) -> tuple:
+    person = get_user_model().objects.get(pk=person.pk)
+    return (
+        sorted(person.groups.values_list("name", flat=True)),
+        person.is_staff,
+        person.is_superuser,
+        role_of(person),
+    )
+
+
+def test_the_people_page_leaves_a_person_with_no_role_without_one(nobody, client_as):
+    """Their row's select shows "no role", chosen; sending it untouched changes nothing."""
+    before = person_state(nobody), written()
+    client = client_as("admin")
+    action = reverse("accounts:role", args=[nobody.pk])
+    page = client.get(reverse("accounts:people")).content.decode()
+    form = find(page, "form", method="post", action=action)
+    assert text(find(find(form, "select", name="role"), "option", selected=True)) == "no role"
+    response = client.post(action, posted(form))
+    assert response.status_code == 302, response.content.decode()
+    assert (person_state(nobody), written()) == before
+    assert client.post(action, {**posted(form), "role": "editor"}).status_code == 302
+    assert role_of(get_user_model().objects.get(pk=nobody.pk)) == "editor"
+
+
+def test_the_admin_leaves_a_person_with_no_role_without_one(nobody, client_as):
+    """The admin's change form of a person with no role, saved untouched, gives none."""
+    before = person_state(nobody), written()
+    client = client_as("admin")
+    url = f"/admin/auth/user/{nobody.pk}/change/"
+    response = client.post(url, admin_form(client, url))
+    assert response.status_code == 302, response.content.decode()
+    assert (person_state(nobody), written()) == before

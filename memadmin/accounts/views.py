@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 from memadmin.htmx_request import HtmxHttpRequest
 
 from .forms import PersonForm, RoleForm
-from .roles import ROLE_DESCRIPTIONS, role_required
+from .roles import ROLE_DESCRIPTIONS, role_of, role_required
 from .selectors import people as people_list
 from .services import person_create as create_person
 from .services import person_set_role
@@ -63,8 +63,10 @@ def person_create(request: HtmxHttpRequest) -> HttpResponse:
 def person_role(request: HtmxHttpRequest, user_pk: int) -> HttpResponse:
     """Give a person another role."""
     user = get_object_or_404(get_user_model(), pk=user_pk)
-    form = RoleForm(request.POST)
+    form = RoleForm(request.POST, initial={"role": role_of(user)})
     if form.is_valid():
+        if not form.cleaned_data["role"]:
+            return redirect("accounts:people")  # no role before, none chosen: nothing changes
         try:
             person_set_role(
                 user=user,
