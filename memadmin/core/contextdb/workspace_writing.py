@@ -147,8 +147,9 @@ def workspace_write(
 ) -> WorkspaceWritten:
     """Make the store's workspace share ``share_categories`` among exactly ``members``.
 
-    ``share_categories`` None leaves the stored value as it is. Only what changes is written:
-    ``updated_at`` moves only when a member or the shared categories do.
+    ``share_categories`` None, or the categories the stored value shares already, leave that
+    value as it is (NULL, its spacing, a value that shares nothing). Only what changes is
+    written: ``updated_at`` moves only when a member or the shared categories do.
 
     ``tx`` is an open ``StoreTransaction``. Refuse with WorkspaceChanged when the workspace
     is gone or its digest is not ``expected`` (None: not checked); WorkspaceRefused for an
@@ -162,7 +163,11 @@ def workspace_write(
     ).fetchone()
     if row is None:
         raise WorkspaceChanged(f"workspace {workspace_id} is gone from the store")
-    stored = row[0] if share_categories is None else share_categories_json(share_categories)
+    stored = row[0]
+    if share_categories is not None:
+        wanted = share_categories_json(share_categories)
+        if parse_share_categories(wanted)[0] != parse_share_categories(row[0])[0]:
+            stored = wanted  # the same categories keep the stored value, however it is spelled
     old = {
         identity: MemberValues(name, path)
         for identity, name, path in connection.execute(
