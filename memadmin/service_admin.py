@@ -13,6 +13,9 @@ A change form carries the version of the object it showed (`version_of`, hidden 
 was opened), or that sends none, is refused with nothing written: the form comes back with
 what the person typed, the values now stored beside it, and the version now stored, so
 saving again is a deliberate choice. The row stays locked from that check to the save.
+A change form offers a stored value its choices lack, labelled (`memadmin.stored_choices`),
+so saving it untouched keeps the value; a save that changes nothing writes nothing, not
+even an entry in Django's admin log.
 
 Deleting is guarded the same way. The delete confirmation carries the version of the object
 it listed, and the bulk "delete selected" confirmation one digest of the versions of every
@@ -38,6 +41,7 @@ from django.template.response import TemplateResponse
 
 from memadmin.core.numbers import BIGINT_MIN, parse_whole
 from memadmin.number_fields import RowChoiceField, WholeNumberField
+from memadmin.stored_choices import OUTSIDE_VALUES, keep_stored_choice
 
 VERSION_FIELD = "edited_version"
 
@@ -154,6 +158,8 @@ class ServiceAdmin(RangeCheckedAdmin):
                 super().__init__(*args, **kwargs)
                 if VERSION_FIELD in self.fields:
                     self.fields[VERSION_FIELD].initial = model_admin.version_of(self.instance)
+                if obj is not None:
+                    model_admin.keep_stored_choices(self)
 
             def clean(self):
                 cleaned = super().clean()
@@ -164,6 +170,20 @@ class ServiceAdmin(RangeCheckedAdmin):
                 return cleaned
 
         return CheckedByService
+
+    def keep_stored_choices(self, form) -> None:
+        """Offer each stored value its choice field lacks, so an untouched save keeps it."""
+        for name, field in form.fields.items():
+            if isinstance(field, forms.ChoiceField) and not isinstance(
+                field, forms.ModelChoiceField
+            ):
+                keep_stored_choice(field, form.initial.get(name), note=OUTSIDE_VALUES)
+
+    def log_change(self, request, obj, message):
+        """Log a change in Django's admin log, unless nothing changed (then nothing is written)."""
+        if not message:
+            return None
+        return super().log_change(request, obj, message)
 
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)

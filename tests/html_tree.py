@@ -189,6 +189,18 @@ def submitted(form: Node) -> list[tuple[str, str]]:
     return pairs
 
 
+def posted(form: Node) -> dict:
+    """Return `submitted(form)` as the test client takes it: a name sent twice, as a list."""
+    data: dict = {}
+    for name, value in submitted(form):
+        if name in data:
+            earlier = data[name] if isinstance(data[name], list) else [data[name]]
+            data[name] = [*earlier, value]
+        else:
+            data[name] = value
+    return data
+
+
 def field_error(html: str, auto_id: str) -> str:
     """Return the error shown for the field `auto_id`; fail unless it is wired to its control.
 

@@ -11,8 +11,9 @@ from django.contrib.auth.models import Group
 
 from memadmin.audit.reason_field import reason_field
 from memadmin.service_admin import ReadOnlyAdmin, ServiceAdmin
+from memadmin.stored_choices import keep_stored_choice
 
-from .forms import ROLE_CHOICES
+from .forms import NO_ROLE_LABEL, ROLE_CHOICES
 from .roles import role_of
 from .services import person_create, person_set_role
 
@@ -42,7 +43,10 @@ class PersonRoleForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if self.instance.pk is not None:
-            self.fields["role"].initial = role_of(self.instance)
+            role = role_of(self.instance)
+            self.fields["role"].initial = role
+            # A person with no role is offered "no role", chosen: saving leaves them so.
+            keep_stored_choice(self.fields["role"], role, empty=NO_ROLE_LABEL)
 
 
 for model in (User, Group):
@@ -85,7 +89,10 @@ class PersonAdmin(ServiceAdmin):
                 password=data["password"],
                 actor=request.user,
             )
-        person_set_role(user=instance, role=data["role"], actor=request.user, reason=data["reason"])
+        if data["role"]:  # empty only for a person with no role, left without one
+            person_set_role(
+                user=instance, role=data["role"], actor=request.user, reason=data["reason"]
+            )
         return instance
 
 

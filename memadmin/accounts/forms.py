@@ -3,10 +3,12 @@
 from django import forms
 
 from memadmin.audit.reason_field import reason_field
+from memadmin.stored_choices import keep_stored_choice
 
 from .roles import NO_ROLE, ROLE_DESCRIPTIONS, ROLES
 
 ROLE_CHOICES = [(role, f"{role} ({ROLE_DESCRIPTIONS[role]})") for role in ROLES]
+NO_ROLE_LABEL = "no role"  # the label of a person's role select while they have none
 
 
 class PersonForm(forms.Form):
@@ -21,24 +23,35 @@ class PersonForm(forms.Form):
 
 
 class RoleForm(forms.Form):
-    """A person's new role and why. The people page holds one per person (`for_person`)."""
+    """A person's new role and why. The people page holds one per person (`for_person`).
+
+    Bound with the person's role as `initial`: a person with no role is offered "no role",
+    chosen, so sending the form untouched leaves them without one (`role` is then "").
+    """
 
     role = forms.ChoiceField(choices=ROLE_CHOICES)
     reason = reason_field(help_text="")
     # The role the page showed: a change over a newer one, or one that says none, is refused.
     shown_role = forms.CharField(required=False, max_length=20, widget=forms.HiddenInput)
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "role" in self.initial:
+            keep_stored_choice(self.fields["role"], self.initial["role"], empty=NO_ROLE_LABEL)
+
     @classmethod
     def for_person(cls, person) -> "RoleForm":
         """Return the row form of `person`: boxes role-<pk> and role-reason-<pk>, roles by name.
 
-        A person with no role has the first role shown; the select names roles only, as
-        the table is narrow (the descriptions are listed above it).
+        The select names roles only, as the table is narrow (the descriptions are listed
+        above it).
         """
         form = cls(
             initial={"role": person.role, "shown_role": person.role or NO_ROLE},
             auto_id=f"role-%s-{person.pk}",
         )
-        form.fields["role"].widget.choices = [(role, role) for role in ROLES]
+        form.fields["role"].widget.choices = [
+            (role, label if role == "" else role) for role, label in form.fields["role"].choices
+        ]
         form.fields["role"].widget.attrs["id"] = f"role-{person.pk}"
         return form

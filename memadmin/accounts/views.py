@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET, require_POST
 from memadmin.htmx_request import HtmxHttpRequest
 
 from .forms import PersonForm, RoleForm
-from .roles import ROLE_DESCRIPTIONS, role_required
+from .roles import ROLE_DESCRIPTIONS, role_of, role_required
 from .selectors import people as people_list
 from .services import StaleRole, person_set_role
 from .services import person_create as create_person
@@ -63,7 +63,7 @@ def person_create(request: HtmxHttpRequest) -> HttpResponse:
 def person_role(request: HtmxHttpRequest, user_pk: int) -> HttpResponse:
     """Give a person another role."""
     user = get_object_or_404(get_user_model(), pk=user_pk)
-    form = RoleForm(request.POST)
+    form = RoleForm(request.POST, initial={"role": role_of(user)})
     if form.is_valid():
         shown = form.cleaned_data["shown_role"]
         if not shown:
@@ -72,6 +72,8 @@ def person_role(request: HtmxHttpRequest, user_pk: int) -> HttpResponse:
                 "so it could overwrite a newer change. Nothing was changed; choose again."
             )
             return _page(request, role_errors={user.pk: [refusal]}, status=409)
+        if not form.cleaned_data["role"]:
+            return redirect("accounts:people")  # no role before, none chosen: nothing changes
         try:
             person_set_role(
                 user=user,

@@ -92,7 +92,7 @@ def _respond(
 # The page's forms that hold something typed or chosen, bound again to what was posted.
 _TYPED = {
     "add_form": lambda data, composite: MemberAddForm(data, project=composite.project),
-    "type_form": lambda data, composite: TypeForm(data),
+    "type_form": lambda data, composite: TypeForm(data, initial={"type": composite.type}),
     "title_form": lambda data, composite: TitleForm(data),
 }
 
@@ -172,7 +172,7 @@ def type_change(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Change the composite's type."""
 
     def change(composite: Composite) -> str:
-        form = TypeForm(request.POST)
+        form = TypeForm(request.POST, initial={"type": composite.type})
         if not form.is_valid():
             raise _form_errors(form)
         composite_set_type(

@@ -13,6 +13,7 @@ from memadmin.core.numbers import parse_id
 from memadmin.memories.picker import MEMORY_HINT, SELECT_LIMIT, PickerInput
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
+from memadmin.stored_choices import OUTSIDE_VALUES, keep_stored_choice
 
 from .models import Composite
 from .reference_services import NOTE_MAX_CHARS
@@ -125,7 +126,13 @@ class MemberMoveForm(VersionedForm):
 
 
 class TypeForm(VersionedForm):
+    """The composite's type; its stored type is offered even if no longer one of the types."""
+
     type = forms.ChoiceField(choices=Composite.Type.choices)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        keep_stored_choice(self.fields["type"], self.initial.get("type"), note=OUTSIDE_VALUES)
 
 
 class CursorForm(VersionedForm):

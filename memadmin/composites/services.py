@@ -152,11 +152,14 @@ def composite_set_type(
 ) -> Composite:
     """Change a composite's type; a composite that becomes a sequence starts at its first member.
 
-    Given `expected_fingerprint`, refuse a composite changed since (see `versions`).
+    Given `expected_fingerprint`, refuse a composite changed since (see `versions`). Only a
+    new type is checked: the type it has is kept, whatever it is.
     """
-    _refuse_unknown_type(type)
+    composite = locked_for_edit(composite, expected_fingerprint)
+    if type != composite.type:
+        _refuse_unknown_type(type)
     return _change(
-        locked_for_edit(composite, expected_fingerprint),
+        composite,
         field="type",
         value=type,
         also={"cursor": 0} if type == Composite.Type.SEQUENCE else None,

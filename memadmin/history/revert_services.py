@@ -82,8 +82,12 @@ def memory_revert(
 
 
 def _refusal(memory, wanted: dict, number: int, categories) -> ValidationError | None:
-    """Return why the memory cannot take the `wanted` values, by the rules read off the row."""
-    if wanted["category"] not in categories:
+    """Return why the memory cannot take the `wanted` values, by the rules read off the row.
+
+    The category is checked only when the revert changes it: a memory kept in a category
+    outside the pack (OPS_RULES under another pack) can still have its text reverted.
+    """
+    if wanted["category"] != memory.category and wanted["category"] not in categories:
         return ValidationError(
             f"Version {number} files this memory under {wanted['category']}, which is no longer "
             f"a category of {memory.project.name}'s pack; recategorise it by hand instead.",

@@ -58,7 +58,11 @@ class MemberForm(forms.Form):
     """One current member: its display name (which sets its turn), or its removal."""
 
     identity = forms.CharField(widget=forms.HiddenInput, max_length=200)
-    display_name = forms.CharField(max_length=500, label="Display name")
+    # Not required and not stripped here: a name the store holds empty, or with spaces around
+    # it, is kept as it is; the service refuses a name this edit empties or makes shared.
+    display_name = forms.CharField(
+        max_length=500, label="Display name", required=False, strip=False
+    )
     remove = forms.BooleanField(required=False, label="Remove")
 
 

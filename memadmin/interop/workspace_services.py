@@ -63,7 +63,9 @@ def workspace_update(
     """Make the workspace share ``share_categories`` among exactly ``members``; return it.
 
     ``version`` is the workspace's digest when the form was made (`Workspace.digest`);
-    ``members`` maps each member's project identity to its display name and path.
+    ``members`` maps each member's project identity to its display name and path. Only what
+    changes is written: the same categories keep their stored value, and an edit that
+    changes nothing writes nothing (no store write, no audit event, no pending mark).
     """
     mode = store_mode()
     if mode == OFF:
@@ -86,8 +88,20 @@ def workspace_update(
                 f"Workspace {current.name!r} is gone from the store; nothing was saved.",
                 code="gone",
             )
-        members = {identity: _trimmed(values) for identity, values in members.items()}
+        old = _members_of(current)
+        # A name posted back as stored is kept as it is, spaces included; a changed one trimmed.
+        members = {
+            identity: values if old.get(identity) == values else _trimmed(values)
+            for identity, values in members.items()
+        }
         stored = _checked(current, share_categories, members)
+        shares_kept = sorted(parse_share_categories(stored)[0]) == sorted(current.share_categories)
+        if shares_kept:
+            # The same categories shared: the stored value stays as written (NULL, its
+            # spacing, a value that shares nothing), and the store's is not rewritten.
+            stored = current.share_categories_raw
+            if members == old:
+                return current  # nothing changes: nothing is written, on either side
         now = now_ms()
         if mode == PENDING:
             if current.pending_since is None:
@@ -96,9 +110,9 @@ def workspace_update(
             # A workspace still pending (edited while writes were pending) is checked
             # against the store as last read, and is pending no more once written.
             expected = current.base_digest if current.pending_since else before
-            _write_through(current, share_categories, members, expected=expected, now=now)
+            categories = None if shares_kept else share_categories
+            _write_through(current, categories, members, expected=expected, now=now)
             current.pending_since, current.base_digest = None, ""
-        old = _members_of(current)
         with acting(actor=actor, reason=reason):
             _keep(current, stored, members, now=now)
             audit_record(

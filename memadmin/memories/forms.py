@@ -5,6 +5,7 @@ from django import forms
 from memadmin.audit.reason_field import reason_field
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
+from memadmin.stored_choices import OUTSIDE_PACK, OUTSIDE_VALUES, keep_stored_choices
 from memadmin.taxonomy.selectors import category_names
 
 from .models import Memory
@@ -48,6 +49,8 @@ class MemoryFilterForm(forms.Form):
 
 
 class MemoryForm(forms.Form):
+    """A memory's fields; editing, the stored values are offered even outside the choices."""
+
     content = forms.CharField(widget=forms.Textarea(attrs={"rows": 6}))
     category = forms.ChoiceField()
     importance = WholeNumberField(required=False, initial=50)
@@ -62,10 +65,12 @@ class MemoryForm(forms.Form):
         names = category_names(project)
         self.fields["category"].choices = [(n, n) for n in names]
         self.fields["importance"].widget.attrs.update({"min": 1, "max": 100})
-
-    def clean_category(self):
-        # The choices come from the project's pack; the service checks again.
-        return self.cleaned_data["category"]
+        # The choices come from the project's pack; the service checks again what changes.
+        keep_stored_choices(
+            self,
+            self.initial,
+            {"category": OUTSIDE_PACK, "scope": OUTSIDE_VALUES, "status": OUTSIDE_VALUES},
+        )
 
     def service_fields(self) -> dict:
         """Return the cleaned fields the memory services take."""

@@ -173,7 +173,9 @@ def memory_update(
     """Edit a memory's content, category, importance, scope, shareable flag or status.
 
     A content change recomputes the hash and, as upstream does, resets `shareable` and
-    `classified_at`. If `expected_updated_at` is given and the memory changed since, the save
+    `classified_at`. Only the fields whose value changes are checked and written: a value
+    outside today's rules (a category the pack lacks) is kept when unchanged, and a call that
+    changes nothing writes nothing. If `expected_updated_at` is given and the memory changed since, the save
     is refused with StaleEdit and nothing is written. The audit event's action is `action`
     if given (a revert records "reverted"), else named from what changed. Archiving keeps
     `reason` in the metadata as `memory_archive` does; taking an archived memory back to active
@@ -185,7 +187,14 @@ def memory_update(
     current = Memory.objects.select_for_update().get(pk=memory.pk)
     if expected_updated_at is not None and current.updated_at != expected_updated_at:
         raise StaleEdit(current)
-    _validate_fields(project=current.project, fields=changes)
+    # Only what changes is checked: a value the store holds outside today's rules (a
+    # category of another pack) stays as it is; changing into one is refused.
+    diff = {
+        name: [getattr(current, name), value]
+        for name, value in changes.items()
+        if getattr(current, name) != value
+    }
+    _validate_fields(project=current.project, fields={name: new for name, (_, new) in diff.items()})
     if (
         current.superseded_by_id is not None
         and changes.get("status", Memory.Status.ARCHIVED) != Memory.Status.ARCHIVED
@@ -198,11 +207,6 @@ def memory_update(
                 )
             }
         )
-    diff = {
-        name: [getattr(current, name), value]
-        for name, value in changes.items()
-        if getattr(current, name) != value
-    }
     if not diff:
         return current
     for name, value in changes.items():

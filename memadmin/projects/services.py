@@ -42,9 +42,11 @@ def project_create(*, identity: str, name: str, actor, budget: int = 4000) -> Pr
 
 @transaction.atomic
 def project_set_budget(*, project: Project, budget: int, actor) -> Project:
-    """Change a project's injection budget."""
-    validate_budget(budget)
+    """Change a project's injection budget; the budget it has already writes nothing."""
     old = project.injection_budget
+    if budget == old:
+        return project
+    validate_budget(budget)
     with acting(actor=actor):
         project.injection_budget = budget
         project.save(update_fields=["injection_budget"])

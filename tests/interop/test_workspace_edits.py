@@ -120,9 +120,12 @@ def test_swapping_two_display_names_passes_the_unique_name_index(team, people):
 
 
 def test_a_save_that_changes_nothing_shared_bumps_no_epoch(team, people):
-    """The same categories and members: the store is written, no member rebuilds its block."""
+    """The same categories and members: nothing is written, no member rebuilds its block."""
+    before = store_state(team)
     update(people, share_categories=["NAMING", "CONSTRAINTS"])
+    assert store_state(team) == before
     assert store_state(team)["epochs"] == EPOCHS
+    assert not AuditEvent.objects.filter(action="workspace_changed").exists()
 
 
 @pytest.mark.parametrize(

@@ -101,26 +101,32 @@ def share_categories_json(categories: Iterable[str]) -> str:
 def check_members(
     members: Mapping[str, MemberValues],
     *,
-    before: Iterable[str],
+    before: Mapping[str, MemberValues],
     in_store: Iterable[str],
     elsewhere: Mapping[str, str],
 ) -> None:
     """Raise WorkspaceRefused unless ``members`` is a member set the store can hold.
 
-    ``before`` are the current members, ``in_store`` the identities the store holds memories
-    of, ``elsewhere`` maps identities already in another workspace to that workspace's name.
+    ``before`` are the current members and their values, ``in_store`` the identities the
+    store holds memories of, ``elsewhere`` maps identities already in another workspace to
+    that workspace's name. A display name kept as stored is not checked (an empty one, or
+    one two members share, is the store's to keep); a new or changed one must be a name no
+    other member has.
     """
-    before, in_store = set(before), set(in_store)
-    names: dict[str, str] = {}
+    in_store = set(in_store)
+    chosen = {identity: values.display_name for identity, values in members.items()}
     for identity in sorted(members):
-        name = members[identity].display_name
-        if not name.strip():
-            raise WorkspaceRefused(f"the display name of {identity} is empty")
-        if name in names:
-            raise WorkspaceRefused(
-                f"the display name {name!r} is used by both {names[name]} and {identity}"
-            )
-        names[name] = identity
+        name = chosen[identity]
+        kept = identity in before and (before[identity].display_name or "") == name
+        if not kept:
+            if not name.strip():
+                raise WorkspaceRefused(f"the display name of {identity} is empty")
+            others = sorted(o for o, other in chosen.items() if other == name and o != identity)
+            if others:
+                first, second = sorted([identity, others[0]])
+                raise WorkspaceRefused(
+                    f"the display name {name!r} is used by both {first} and {second}"
+                )
         if identity in before:
             continue
         if identity in elsewhere:
@@ -136,10 +142,14 @@ def workspace_write(
     workspace_id: int,
     *,
     expected: str | None,
-    share_categories: Sequence[str],
+    share_categories: Sequence[str] | None,
     members: Mapping[str, MemberValues],
 ) -> WorkspaceWritten:
     """Make the store's workspace share ``share_categories`` among exactly ``members``.
+
+    ``share_categories`` None, or the categories the stored value shares already, leave that
+    value as it is (NULL, its spacing, a value that shares nothing). Only what changes is
+    written: ``updated_at`` moves only when a member or the shared categories do.
 
     ``tx`` is an open ``StoreTransaction``. Refuse with WorkspaceChanged when the workspace
     is gone or its digest is not ``expected`` (None: not checked); WorkspaceRefused for an
@@ -148,12 +158,16 @@ def workspace_write(
     """
     connection = tx.connection
     _check_tables(connection, tx.path)
-    stored = share_categories_json(share_categories)
     row = connection.execute(
         "SELECT share_categories FROM workspaces WHERE id = ?", (workspace_id,)
     ).fetchone()
     if row is None:
         raise WorkspaceChanged(f"workspace {workspace_id} is gone from the store")
+    stored = row[0]
+    if share_categories is not None:
+        wanted = share_categories_json(share_categories)
+        if parse_share_categories(wanted)[0] != parse_share_categories(row[0])[0]:
+            stored = wanted  # the same categories keep the stored value, however it is spelled
     old = {
         identity: MemberValues(name, path)
         for identity, name, path in connection.execute(
@@ -181,7 +195,7 @@ def workspace_write(
     renamed = [
         identity
         for identity in sorted(set(old) & set(members))
-        if old[identity].display_name != members[identity].display_name
+        if (old[identity].display_name or "") != members[identity].display_name
     ]
     for identity in sorted(set(old) - set(members)):
         connection.execute(
@@ -206,10 +220,12 @@ def workspace_write(
         )
     for identity in renamed:
         _rename(connection, workspace_id, identity, members[identity].display_name)
-    connection.execute(
-        "UPDATE workspaces SET share_categories = ? WHERE id = ?", (stored, workspace_id)
-    )
-    if "updated_at" in table_columns(connection, "workspaces"):
+    if stored != row[0]:
+        connection.execute(
+            "UPDATE workspaces SET share_categories = ? WHERE id = ?", (stored, workspace_id)
+        )
+    moved = stored != row[0] or set(old) != set(members) or renamed
+    if moved and "updated_at" in table_columns(connection, "workspaces"):
         connection.execute(
             "UPDATE workspaces SET updated_at = ? WHERE id = ?", (tx.now, workspace_id)
         )
