@@ -5,20 +5,24 @@ import contextlib
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
 from tests.interop.conftest import rows_for
-from tests.interop.server_processes import ROOT, environment
+from tests.interop.server_processes import ROOT, Browserless, environment, manage
 from tests.upstream_store import build_store
 
 PORTS = range(18500, 18600)
 STOPPED_WITHIN = 10.0
+PASSWORD = "serve-stop-password"
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -87,11 +91,11 @@ def _running(pid: int) -> bool:
 class Serve:
     """`python -m memadmin serve --context-db STORE --port P`, started as a service would."""
 
-    def __init__(self, tmp_path: Path, *, ignore_sigint: bool = False):
+    def __init__(self, tmp_path: Path, *, ignore_sigint: bool = False, rows: int = 5):
         self.var_dir = tmp_path / "var"
         self.store = tmp_path / "context.db"
         if not self.store.exists():
-            build_store(self.store, rows=rows_for(5))
+            build_store(self.store, rows=rows_for(rows), fts=False)
         self.port = _free_port()
         self.log = tmp_path / f"serve-{self.port}.log"
         env = environment(self.var_dir)
@@ -189,3 +193,82 @@ def test_the_children_stop_when_serve_is_killed(served):
     serve = served()
     serve.process.kill()
     assert serve.left_running(STOPPED_WITHIN) == []
+
+
+def _saves(serve: Serve, stop: threading.Event, outcomes: list, errors: list) -> None:
+    """Save memory 1's importance through its edit form until ``stop``; note each outcome."""
+    client = Browserless(f"http://127.0.0.1:{serve.port}")
+    for _attempt in range(20):  # the first sync's writes may keep a request waiting
+        try:
+            client.login("admin", PASSWORD)
+            break
+        except urllib.error.HTTPError as error:
+            errors.append(f"log-in: {error.code}")
+            time.sleep(0.5)
+    database = sqlite3.connect(serve.var_dir / "memadmin.sqlite3", timeout=10)
+    importance = 1
+    while not stop.is_set():
+        pk, content, category, scope, status, updated = database.execute(
+            "SELECT id, content, category, scope, status, updated_at "
+            "FROM memories_memory WHERE upstream_id = 1"
+        ).fetchone()
+        importance = importance % 99 + 1
+        fields = {"content": content, "category": category, "importance": importance}
+        fields |= {"scope": scope, "status": status, "reason": "saved while serve stops"}
+        try:
+            client.post(f"/memories/{pk}/edit/", {**fields, "expected_updated_at": updated})
+            outcomes.append(importance)
+        except (OSError, urllib.error.URLError):
+            outcomes.append(None)  # refused, or the server went away mid-request
+        time.sleep(0.05)
+    database.close()
+
+
+def test_sigterm_during_a_sync_and_a_save_converges_on_the_next_start(served, tmp_path):
+    """SIGTERM while the worker syncs the agent's 5,000 changes and a person saves: every
+    process ends within 10 s, and after the next start memadmin holds what the store holds."""
+    env = environment(tmp_path / "var")
+    manage(tmp_path / "var", "migrate", "--verbosity", "0")
+    manage(tmp_path / "var", "person", "add", "admin", "--role", "admin", "--password", PASSWORD)
+    serve = served(rows=5_000)
+    stop, outcomes, errors = threading.Event(), [], []
+    saver = threading.Thread(target=_saves, args=(serve, stop, outcomes, errors))
+    saver.start()
+    try:
+        agent = sqlite3.connect(serve.store, isolation_level=None)
+        agent.execute(
+            "UPDATE memories SET importance = 66, updated_at = updated_at + 5 WHERE id > 1"
+        )
+        agent.close()
+        # The worker's refresh (every 2 s) reads and writes the 4,999 changes meanwhile.
+        deadline = time.monotonic() + 60
+        while not any(outcomes) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        serve.process.send_signal(signal.SIGTERM)
+        assert serve.left_running(STOPPED_WITHIN) == []
+    finally:
+        stop.set()
+        saver.join(timeout=60)
+    assert any(outcomes), (outcomes[:5], errors[:3])
+
+    restart = subprocess.run(
+        [*_serve_command(serve.store, serve.port), "--no-serve"],
+        cwd=ROOT,
+        env={**env, "XDG_DATA_HOME": str(tmp_path / "no-xdg")},
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert restart.returncode == 0, restart.stderr
+    store = sqlite3.connect(serve.store)
+    upstream = dict(store.execute("SELECT id, importance FROM memories"))
+    store.close()
+    database = sqlite3.connect(serve.var_dir / "memadmin.sqlite3")
+    mirrored = dict(
+        database.execute(
+            "SELECT upstream_id, importance FROM memories_memory WHERE upstream_gone_at IS NULL"
+        )
+    )
+    database.close()
+    assert mirrored == upstream
