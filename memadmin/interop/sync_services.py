@@ -100,7 +100,7 @@ def context_db_sync(
             return composites_after_sync(synced, path, push=not run.pull_only)
         except (SyncRefused, SyncBusy):
             raise
-        except Exception as error:
+        except BaseException as error:  # a stopped worker's interruption included
             run.fail(f"the sync stopped on an error, nothing was imported: {error!r}")
             raise
 

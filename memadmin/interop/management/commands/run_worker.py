@@ -9,8 +9,8 @@ slow one is skipped, never stacked), and clears the finished refresh tasks from 
 table, so it does not grow by one row every few seconds.
 
 SIGTERM, SIGINT or SIGQUIT stop the worker: at once between tasks; during a task, once the
-task ends or, after STOP_GRACE_SECONDS, by an exception raised in it, which rolls back the
-write it is in (a sync takes its new rows out again and records a failed run).
+task ends or, after ``--stop-grace`` seconds, by an exception raised in it, which rolls back
+the write it is in (a sync takes its new rows out again and records a failed run).
 """
 
 import contextlib
@@ -89,21 +89,25 @@ class Scheduler(threading.Thread):
 
 
 class WorkerStopped(BaseException):
-    """Raised in a task that did not end within STOP_GRACE_SECONDS of a stop signal."""
+    """Raised in a task that did not end within the grace time of a stop signal."""
 
 
 class StoppingWorker(Worker):
-    """django-tasks-db's worker, whose stop during a task waits STOP_GRACE_SECONDS at most."""
+    """django-tasks-db's worker, whose stop during a task waits ``grace`` seconds at most."""
+
+    def __init__(self, *, grace: float, **options):
+        super().__init__(**options)
+        self.grace = grace
 
     def shutdown(self, signum, frame) -> None:
         if self.running and self.running_task:
             signal.signal(signal.SIGALRM, self._give_up)
-            signal.setitimer(signal.ITIMER_REAL, STOP_GRACE_SECONDS)
+            signal.setitimer(signal.ITIMER_REAL, max(self.grace, 0.001))
         super().shutdown(signum, frame)
 
     def _give_up(self, signum, frame) -> None:
         if self.running_task:
-            raise WorkerStopped(f"the worker was stopped, {STOP_GRACE_SECONDS:g} s into the task")
+            raise WorkerStopped(f"the worker was stopped, {self.grace:g} s into the task")
 
 
 class Command(BaseCommand):
@@ -128,6 +132,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--batch", action="store_true", help="run the tasks queued now, then exit"
         )
+        parser.add_argument(
+            "--stop-grace",
+            type=float,
+            default=STOP_GRACE_SECONDS,
+            help="how long a task may go on after SIGTERM before it is interrupted and "
+            f"rolls back (default {STOP_GRACE_SECONDS:g} s)",
+        )
 
     def handle(self, *args, **options):
         worker_id = get_random_string(32)
@@ -140,6 +151,7 @@ class Command(BaseCommand):
             scheduler = Scheduler(options["refresh_seconds"], worker_id)
             scheduler.start()
         worker = StoppingWorker(
+            grace=options["stop_grace"],
             queue_names=["default"],
             interval=options["interval"],
             batch=options["batch"],
