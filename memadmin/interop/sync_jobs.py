@@ -144,7 +144,9 @@ def job_reap(*, now: int | None = None) -> int:
         pk__in=[pk for pk in orphaned if pk is not None],
         state__in=[SyncJob.State.QUEUED, SyncJob.State.RUNNING],
     ):
-        reaped += _reap(job, "the worker stopped while syncing (its process is gone)")
+        reaped += _reap(
+            job, "the worker stopped while syncing (its process is gone or its lease expired)"
+        )
     running = SyncJob.objects.filter(state=SyncJob.State.RUNNING)
     queued = SyncJob.objects.filter(state=SyncJob.State.QUEUED)
     for job in running.filter(heartbeat_at__lt=now - SILENT_MS):
