@@ -282,7 +282,8 @@ def _write(
         writer.new_rows()
         with transaction.atomic():
             moved = moved_since(mark, [p.pk for p in scope.projects.values()])
-            moved &= plan_touches(plan, writer.pk_of_upstream)
+            if moved:  # a save to a row the plan leaves alone changes nothing for it
+                moved &= plan_touches(plan, writer.pk_of_upstream)
             if moved and not last_attempt:
                 raise _Moved
             if moved:
