@@ -17,6 +17,12 @@ ignored, and a few verbs used interchangeably in operating notes count as one
 - a word or two added on one side only: a qualifier ("... in staging") narrows the fact,
   a **variant**.
 
+Words alone cannot see a paraphrase in other words ("Only signed requests reach the API" /
+"The API accepts signed calls alone"). When an embedding found the pair (`same_meaning`),
+texts that differ in many words but share no long frame (fewer shared content words than
+`FRAME_SHARE` times the differing ones) are taken for a rewording; negations, numbers,
+names and a refilled slot are still variants, since embeddings put those close together.
+
 Only a rewording may be offered as a duplicate to archive or merge: a variant or a distinct
 pair states two facts, and archiving either would lose one. The rules err that way: a
 rewording by a synonym outside `INTERCHANGEABLE` is called a variant (kept, shown as alike).
@@ -25,6 +31,7 @@ Nothing here knows about Django.
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -39,6 +46,7 @@ RELATION_LABELS = {
     DISTINCT: "different facts",
 }
 SLOT_WORDS = 2  # at most this many words replaced on each side: one slot refilled
+FRAME_SHARE = 1  # shared words at least this many times the differing ones: a shared frame
 
 # A word, or an identifier joined by . / : @ - _ ("eu-west-1", "v2.1", "api.example.com").
 _ATOM = re.compile(r"\w+(?:[./:@-]\w+)*", re.UNICODE)
@@ -47,15 +55,16 @@ NEGATIONS = frozenset(
     {"not", "no", "never", "without", "cannot", "nor", "none", "nothing", "neither", "nobody"}
 )
 # Words that carry no fact of their own: a rewording adds or drops them freely.
-_FUNCTION_WORDS = """a an the this that these those it its it's they them their there here of in on at to
-    for from by with into onto over under about as and or but so then than if when whenever
-    once after before while until during since is are was were be been being am do does did
-    done has have had having will would shall should must may might can could need needs
-    needed ought please always every each any all also just only still ever first note
-    remember rule important keep kept make sure we our us you your i me my he she his her
-    which who whom whose what where why how one ones other another same such very more most
-    less least some again already yet both either whether because due per via up down out off
-    new use used using set"""
+_FUNCTION_WORDS = """
+    a an the this that these those it its it's they them their there here of in on at to for
+    from by with into onto over under about as and or but so then than if when whenever once
+    after before while until during since is are was were be been being am do does did done
+    has have had having will would shall should must may might can could ought please always
+    every each any all also just only still ever first note remember rule important keep
+    kept make sure we our us you your i me my he she his her which who whom whose what where
+    why how one ones other another same such very more most less least some again already
+    yet both either whether because due per via up down out off new use used using set
+"""
 FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
 # Verbs used for one another in operating notes: each maps to the first of its group.
 INTERCHANGEABLE = {
@@ -120,6 +129,7 @@ class _Words:
     negated: bool
 
 
+@lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
     """Return the word without an inflection, then mapped to its interchangeable verb."""
     stem = IRREGULAR.get(word, word)
@@ -131,8 +141,8 @@ def _stem(word: str) -> str:
                 break
         if stem != word and len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
             stem = stem[:-1]  # pinned, running
-        if stem.endswith("e") and len(stem) > 3:
-            stem = stem[:-1]
+    if stem.endswith("e") and len(stem) > 3 and not _is_specific(stem):
+        stem = stem[:-1]  # write, writes, written: "writ"
     for candidate in (word, stem, stem + "e"):
         if candidate in INTERCHANGEABLE:
             return INTERCHANGEABLE[candidate]
@@ -144,28 +154,52 @@ def _is_specific(word: str) -> bool:
     return any(c.isdigit() for c in word) or any(c in "./:@-_" for c in word)
 
 
-@lru_cache(maxsize=65_536)
-def _words(text: str) -> _Words:
-    """Return the text's content words (a bag of keys), their spellings, and its negation."""
-    atoms = _ATOM.findall(_CONTRACTION.sub(" not", text).lower())
-    negations = sum(1 for atom in atoms if atom in NEGATIONS)
-    content: Counter = Counter()
-    shown: dict[str, str] = {}
+def _atoms(text: str) -> list[str]:
+    """Return the text's words and identifiers, lowercased, "n't" read as "not"."""
+    return _ATOM.findall(_CONTRACTION.sub(" not", text).lower())
+
+
+def _keyed(atoms: list[str]) -> Iterator[tuple[str, str]]:
+    """Yield each content word with its key (negations and function words left out)."""
     for atom in atoms:
         if atom in NEGATIONS or atom in FUNCTION_WORDS or (len(atom) < 2 and not atom.isdigit()):
             continue
         key = _stem(atom)
-        if key in FUNCTION_WORDS:
-            continue
+        if key not in FUNCTION_WORDS:
+            yield atom, key
+
+
+def content_words(text: str) -> list[str]:
+    """Return the text's content words, each as its key: the words TF-IDF and `compare` read.
+
+    Lowercased, negations and function words left out, inflections undone, interchangeable
+    verbs made one ("Retried the webhooks" gives ["retry", "webhook"]).
+    """
+    return [key for _, key in _keyed(_atoms(text))]
+
+
+@lru_cache(maxsize=65_536)
+def _words(text: str) -> _Words:
+    """Return the text's content words (a bag of keys), their spellings, and its negation."""
+    atoms = _atoms(text)
+    content: Counter = Counter()
+    shown: dict[str, str] = {}
+    for atom, key in _keyed(atoms):
         content[key] += 1
         shown.setdefault(key, atom)
+    negations = sum(1 for atom in atoms if atom in NEGATIONS)
     return _Words(content=content, shown=shown, negated=negations % 2 == 1)
 
 
-def compare(first: str, second: str) -> Comparison:
-    """Return whether two texts are a rewording, a variant or distinct, and why."""
+def compare(first: str, second: str, *, same_meaning: bool = False) -> Comparison:
+    """Return whether two texts are a rewording, a variant or distinct, and why.
+
+    `same_meaning` says an embedding found the texts near: a paraphrase in other words.
+    """
     a, b = _words(first), _words(second)
-    only_a, only_b = a.content - b.content, b.content - a.content
+    # Which words, not how often: saying a word twice states no other fact.
+    only_a = Counter(a.content.keys() - b.content.keys())
+    only_b = Counter(b.content.keys() - a.content.keys())
     shown_a = tuple(a.shown[key] for key in sorted(only_a))
     shown_b = tuple(b.shown[key] for key in sorted(only_b))
 
@@ -176,6 +210,9 @@ def compare(first: str, second: str) -> Comparison:
         return result(VARIANT, "one of them says the opposite (a negation)")
     replaced = max(sum(only_a.values()), sum(only_b.values()))
     if replaced > SLOT_WORDS:
+        shared = sum((a.content & b.content).values())
+        if same_meaning and shared < FRAME_SHARE * replaced:
+            return result(REWORDING, "a paraphrase: other words, the same meaning by embedding")
         if only_a and only_b:
             return result(DISTINCT, "the same frame around different facts")
         return result(DISTINCT, "one of them states more: " + " ".join(shown_a + shown_b))

@@ -4,8 +4,10 @@ Three measures, in order: exact duplicates (the same normalized text in two cate
 lexical similarity (TF-IDF cosine, see `similarity`), and, for memories whose store holds a
 usable embedding, the cosine of their vectors. Pairs are kept from `CANDIDATE_FLOOR` up, so
 a page or command can cluster them at any threshold above it without computing again.
-The result is current while the project's fingerprint (memory count, newest change, highest
-id, and the same of its stored vectors) is unchanged.
+Each pair is kept with its relation (`memadmin.core.rewording`): a rewording (one fact said
+twice) may be offered as a duplicate, a variant (the same sentence about another thing) or a
+distinct pair never is. The result is current while the project's fingerprint (memory count,
+newest change, highest id, and the same of its stored vectors) is unchanged.
 """
 
 import time
@@ -15,6 +17,7 @@ from django.db import transaction
 from django.db.models import Count, Max
 
 from memadmin.core.clock import now_ms
+from memadmin.core.rewording import compare
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 
@@ -31,6 +34,9 @@ RELATED_FLOOR = 0.05  # a lexical neighbour must share at least a little text
 THEME_THRESHOLD = {"lexical": 0.2, "embedding": 0.6}
 PAIRS_KEPT = 200_000
 BATCH = 2000
+# The shape of the kept pairs: a result kept in an older shape is not current (pairs gained
+# their relation in version 2).
+PAIRS_VERSION = "2"
 
 
 @dataclass
@@ -39,7 +45,7 @@ class Computed:
 
     memories: int
     model_id: str
-    pairs: list[list] = field(default_factory=list)  # [id, id, similarity, kind]
+    pairs: list[list] = field(default_factory=list)  # [id, id, similarity, kind, relation]
     related: dict[int, list[list]] = field(default_factory=dict)  # id -> [[id, sim, kind]]
     themes: list[list[int]] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
@@ -56,6 +62,7 @@ def project_fingerprint(project: Project) -> str:
     return ":".join(
         str(value or 0)
         for value in (
+            PAIRS_VERSION,
             memories["n"],
             memories["changed"],
             memories["last"],
@@ -154,6 +161,10 @@ def analysis_compute(project: Project) -> Computed:
             f"{len(computed.pairs)} similar pairs found: only the {PAIRS_KEPT} most similar kept."
         )
         computed.pairs = sorted(computed.pairs, key=lambda p: -p[2])[:PAIRS_KEPT]
+    text_of = dict(zip(ids, texts, strict=True))
+    for pair in computed.pairs:
+        found = compare(text_of[pair[0]], text_of[pair[1]], same_meaning=pair[3] == "embedding")
+        pair.append(found.relation)
     return computed
 
 

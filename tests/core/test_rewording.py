@@ -74,3 +74,15 @@ def test_the_differing_words_are_shown_as_each_text_spells_them():
     """`only_first` and `only_second` carry the texts' own words, for highlighting."""
     found = compare("Mirror the Staging bucket nightly.", "Mirror the Canary bucket nightly.")
     assert (found.only_first, found.only_second) == (("staging",), ("canary",))
+
+
+def test_an_embedding_match_in_other_words_is_a_paraphrase():
+    """Found by vectors, texts sharing few words are one fact; a shared frame still is not."""
+    first, second = "Only signed requests reach the API.", "The API accepts signed calls alone."
+    assert compare(first, second).relation == DISTINCT
+    assert compare(first, second, same_meaning=True).relation == REWORDING
+    padding = "Agreed at the March architecture review, applies to every team and repository: "
+    framed = (padding + "table names use snake_case plurals.", padding + "queues carry schemas.")
+    assert compare(*framed, same_meaning=True).relation == DISTINCT
+    negated = ("Deploy on Fridays.", "Never deploy on Fridays.")
+    assert compare(*negated, same_meaning=True).relation == VARIANT
