@@ -45,11 +45,16 @@ class ThresholdForm(forms.Form):
 
 
 class ArchiveForm(forms.Form):
-    """Archive one memory of a pair, keeping the other."""
+    """Archive one memory of a pair, keeping the other, once its review page was read."""
 
     keep = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    # Not required here: a post without it is refused as stale (409), not as a bad form.
     expected_updated_at = forms.IntegerField(widget=forms.HiddenInput, required=False)
-    reason = reason_field(label="Why (optional)", help_text="")
+    reason = reason_field(
+        required=True,
+        label="Why archive it",
+        help_text="Kept in the history, after the memory kept: why this one can go.",
+    )
     next = LocalPathField()  # the page to go back to; another site's cleans to ""
 
 
