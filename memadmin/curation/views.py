@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from memadmin.accounts.roles import role_required
+from memadmin.accounts.roles import has_role, role_required
 from memadmin.hidden_fields import BackForm
 from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.pagination import pager, query_pages
@@ -136,6 +136,8 @@ def health(request: HtmxHttpRequest, project_pk: int):
     kind = request.GET.get("kind", "")
     entries = [e for e in report.entries if e.kind == kind] if kind in KINDS else report.entries
     page = Paginator(entries, ENTRIES_PER_PAGE).get_page(request.GET.get("page"))
+    # Each row's action only for those whose role allows it; the others get its view.
+    rows = [(entry, has_role(request.user, entry.action_role)) for entry in page.object_list]
     query = QueryDict(mutable=True)
     if kind in KINDS:
         query["kind"] = kind
@@ -145,6 +147,7 @@ def health(request: HtmxHttpRequest, project_pk: int):
         "counts": [(name, label, report.counts()[name]) for name, label in KINDS.items()],
         "kind": kind if kind in KINDS else "",
         "page": page,
+        "rows": rows,
         "pager": pager(page, query_pages(query, request.path), label="Pages of the queue"),
         "computing": report.computing,
     }
