@@ -112,9 +112,16 @@ def duplicate_clusters(analysis: Analysis | None, thresholds: Thresholds) -> lis
 
 
 def alike_pairs(analysis: Analysis | None, thresholds: Thresholds) -> list[Pair]:
-    """Return the variant pairs at these thresholds, most similar first: alike, two facts."""
-    pairs = _admitted(analysis, thresholds, VARIANT)
-    return sorted(pairs, key=lambda p: (-p.similarity, p.first, p.second))
+    """Return the variant pairs at these thresholds, most similar first: alike, two facts.
+
+    A pair found by both measures is listed once, by its higher similarity.
+    """
+    listed: dict[tuple[int, int], Pair] = {}
+    for pair in sorted(
+        _admitted(analysis, thresholds, VARIANT), key=lambda p: (-p.similarity, p.first, p.second)
+    ):
+        listed.setdefault((pair.first, pair.second), pair)
+    return list(listed.values())
 
 
 def pair_views(pairs: Sequence[Pair]) -> list[PairView]:
@@ -136,7 +143,7 @@ def _pair_view(pair: Pair, first: Memory, second: Memory) -> PairView:
         similarity=pair.similarity,
         kind=pair.kind,
         diff=word_diff(first.content, second.content),
-        comparison=compare(first.content, second.content),
+        comparison=compare(first.content, second.content, same_meaning=pair.kind == "embedding"),
     )
 
 
