@@ -12,6 +12,7 @@ newest change, highest id, and the same of its stored vectors) is unchanged.
 
 import time
 from dataclasses import dataclass, field
+from itertools import combinations, product
 
 from django.db import transaction
 from django.db.models import Count, Max
@@ -33,6 +34,7 @@ RELATED_COUNT = 5
 RELATED_FLOOR = 0.05  # a lexical neighbour must share at least a little text
 THEME_THRESHOLD = {"lexical": 0.2, "embedding": 0.6}
 PAIRS_KEPT = 200_000
+EXACT_CLIQUE = 50  # copies of one text paired every two (beyond: each with the first)
 BATCH = 2000
 # The shape of the kept pairs: a result kept in an older shape is not current (pairs gained
 # their relation in version 2).
@@ -89,15 +91,21 @@ def _live_texts(project: Project) -> tuple[list[int], list[str], list[str]]:
 
 
 def _exact_pairs(ids: list[int], hashes: list[str]) -> list[list]:
+    """Return every two memories of one normalized text as a pair, so copies make a clique.
+
+    A group larger than `EXACT_CLIQUE` is paired with its first memory only (its pairs would
+    grow as the square); the lexical pairs, similarity 1, join the rest.
+    """
     groups: dict[str, list[int]] = {}
     for pk, digest in zip(ids, hashes, strict=True):
         groups.setdefault(digest, []).append(pk)
-    return [
-        [group[0], other, 1.0, "exact"]
-        for group in groups.values()
-        if len(group) > 1
-        for other in group[1:]
-    ]
+    pairs = []
+    for group in groups.values():
+        joined = (
+            combinations(group, 2) if len(group) <= EXACT_CLIQUE else product(group[:1], group[1:])
+        )
+        pairs += [[first, second, 1.0, "exact"] for first, second in joined]
+    return pairs
 
 
 def _pairs(ids: list[int], found: Neighbours, kind: str) -> list[list]:

@@ -110,3 +110,20 @@ def test_an_unknown_project_is_refused(db):
     """An unknown project identity is refused by name."""
     with pytest.raises(CommandError, match="No project 'git:nope'"):
         duplicates("--project", "git:nope")
+
+
+def test_one_text_in_three_categories_is_one_cluster(tmp_path, db):
+    """Every two of three copies are an exact pair, so the three make one clique."""
+    project = synced_store(tmp_path, ["Deploy with make release.", "Tabs only in tables."])
+    first = Memory.objects.get(project=project, upstream_id=1)
+    copies = [
+        memory_create(project=project, category=category, content=text, actor="system")
+        for category, text in (
+            ("NAMING", "deploy  with MAKE release."),
+            ("CONSTRAINTS", "DEPLOY with make   release."),
+        )
+    ]
+    result = duplicates("--project", project.identity)
+    assert result["clusters"] == [
+        {"ids": sorted([first.pk] + [c.pk for c in copies]), "similarity": 1.0, "kind": "exact"}
+    ]
