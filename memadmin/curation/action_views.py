@@ -64,7 +64,7 @@ def archive(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
         messages.error(request, "Say which memory of the pair is kept: nothing was archived.")
         return redirect(fallback)
     initial = {"keep": keep.pk, "expected_updated_at": memory.updated_at}
-    initial["next"] = request.GET.get("next", "")
+    initial |= {"next": request.GET.get("next", ""), "kind": request.GET.get("kind", "")}
     form = ArchiveForm(request.POST if request.method == "POST" else None, initial=initial)
     status = 200
     if request.method == "POST" and form.is_valid():
@@ -90,7 +90,8 @@ def archive(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
             return redirect(form.cleaned_data["next"] or fallback)
     if form.errors and status == 200:
         status = 400
-    comparison = compare(keep.content, memory.content)
+    found_by = (form.cleaned_data.get("kind") if form.is_bound else None) or initial["kind"]
+    comparison = compare(keep.content, memory.content, same_meaning=found_by == "embedding")
     context = {
         "project": memory.project,
         "memory": memory,

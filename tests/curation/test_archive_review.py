@@ -15,6 +15,9 @@ from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from tests.html_tree import attribute, find, find_all, links, text
 
+from .conftest import pks_by_position, synced_store
+from .test_embeddings import TEXTS, rows
+
 pytestmark = pytest.mark.django_db
 
 
@@ -124,3 +127,20 @@ def test_a_viewer_can_neither_review_nor_archive(pair, client_as):
     assert viewer.get(url, {"keep": kept.pk}).status_code == 403
     assert viewer.post(url, {"keep": kept.pk, "reason": "x"}).status_code == 403
     assert not archived(target)
+
+
+def test_a_pair_found_by_vectors_is_reviewed_as_a_paraphrase(tmp_path, client_as):
+    """Two texts in other words with nearly one vector: the review calls them a rewording."""
+    project = synced_store(tmp_path, TEXTS, embeddings=rows())
+    first, second = pks_by_position(project)[:2]
+    editor = client_as("editor")
+    page = editor.get(reverse("curation:duplicates", args=[project.pk])).content.decode()
+    review = next(
+        href
+        for _, href in links(page)
+        if href.startswith(reverse("curation:archive", args=[second]) + f"?keep={first}")
+    )
+    assert review.endswith("&kind=embedding")
+    body = editor.get(review).content.decode()
+    assert "rewording" in text(find(body, "p", class_="relation")).lower()
+    assert review_fields(body, reverse("curation:archive", args=[second]))["kind"] == "embedding"
