@@ -20,27 +20,47 @@ from memadmin.projects.models import Project
 GROUP_TYPES = (Composite.Type.THEME, Composite.Type.ALTERNATIVES)
 
 
+class StaleArchive(ValidationError):
+    """The memory changed since the page asking to archive it was shown; `current` is it now.
+
+    `unseen` is for a request that did not say which version it acts on: it could archive
+    any later edit unseen, so it is refused as a stale one is (the rule of `StaleEdit`).
+    """
+
+    def __init__(self, current: Memory, *, unseen: bool = False):
+        self.current = current
+        super().__init__(
+            f"This archive did not say which version of #{current.display_id} it was shown, "
+            "so it could archive an edit nobody saw. The memory as it is now is shown; "
+            "nothing was archived."
+            if unseen
+            else f"#{current.display_id} changed since the page was shown: it is shown as it "
+            "is now; nothing was archived.",
+            code="stale",
+        )
+
+
 @transaction.atomic
 def duplicate_archive(
     *,
     memory: Memory,
     keep: Memory | None,
     actor,
+    expected_updated_at: int | None,
     reason: str = "",
-    expected_updated_at: int | None = None,
 ) -> Memory:
     """Archive `memory` as a near-duplicate of `keep`, the reason saying which one stays.
 
-    With `expected_updated_at`, a memory changed since the page showed it is refused.
+    `expected_updated_at` is the version the page showed: a memory changed since, or a
+    request naming no version, is refused with StaleArchive and nothing is written.
     """
     if keep is not None and keep.pk == memory.pk:
         raise ValidationError("A memory cannot be archived as a duplicate of itself.")
     current = Memory.objects.select_for_update().get(pk=memory.pk)
-    if expected_updated_at is not None and current.updated_at != expected_updated_at:
-        raise ValidationError(
-            f"#{current.display_id} changed since the page was shown: look at it again "
-            "before archiving it."
-        )
+    if expected_updated_at is None:
+        raise StaleArchive(current, unseen=True)
+    if current.updated_at != expected_updated_at:
+        raise StaleArchive(current)
     why = f"near-duplicate of #{keep.display_id}" if keep is not None else "near-duplicate"
     return memory_archive(memory=current, actor=actor, reason=f"{why}: {reason}" if reason else why)
 

@@ -30,12 +30,14 @@ def memory_list(
     status: str = "",
     text: str = "",
     expiring_days: int | None = None,
+    importance: str = "",
 ) -> QuerySet[Memory]:
-    """Return memories filtered by project, category, status, a text fragment and expiry.
+    """Return memories filtered by project, category, status, a text fragment, expiry, importance.
 
     A category matches its name in any case, or a part of a name. Status `live` is active or
     permanent. `expiring_days` keeps the memories whose expiry falls in that many days. The
     text is searched through the full-text index, best match first (see `search`).
+    `importance` is a number, or "none" for the memories without one.
     """
     memories = Memory.objects.select_related("project")
     if project is not None:
@@ -51,6 +53,10 @@ def memory_list(
         memories = memories.filter(
             expires_at__gte=now, expires_at__lt=now + expiring_days * 86_400_000
         )
+    if importance == "none":
+        memories = memories.filter(importance__isnull=True)
+    elif importance.isdigit():
+        memories = memories.filter(importance=int(importance))
     if text:
         memories = memory_search(memories, text)
     return memories

@@ -32,6 +32,11 @@ def themed(project):
     return project, pair, theme, other
 
 
+def shown_version(pair) -> dict:
+    """The fields of the review page archiving pair[1] and keeping pair[0], a reason given."""
+    return {"keep": pair[0].pk, "expected_updated_at": pair[1].updated_at, "reason": "reordered"}
+
+
 def test_the_page_says_computing_until_a_result_is_kept(themed, client_as, settings):
     """With no result kept and a backend that runs later, the page says it is computing."""
     project, *_ = themed
@@ -60,9 +65,8 @@ def test_the_page_shows_each_pair_with_similarity_diff_and_actions(themed, clien
     assert find_all(diff, "del") or find_all(diff, "ins")
     # the pair spans two categories: no merge is offered, archiving is
     assert "a merge stays within one category" in html
-    archive = reverse("curation:archive", args=[pair[1].pk])
-    form = find(shown, "form", method="post", action=archive)
-    assert find(form, "input", name="expected_updated_at", value=str(pair[1].updated_at))
+    archive = f"{reverse('curation:archive', args=[pair[1].pk])}?keep={pair[0].pk}&next="
+    assert any(href.startswith(archive) for _, href in links(shown))
     assert "Group as alternatives" in html
 
 
@@ -110,11 +114,13 @@ def test_archiving_one_of_a_pair_keeps_the_other(themed, client_as):
     """Archive goes through the archive service, its reason naming the memory kept."""
     _, pair, _, _ = themed
     url = reverse("curation:archive", args=[pair[1].pk])
-    response = client_as("editor").post(url, {"keep": pair[0].pk, "next": "/curation/"})
+    response = client_as("editor").post(url, {**shown_version(pair), "next": "/curation/"})
     assert response.status_code == 302 and response["Location"] == "/curation/"
     pair[1].refresh_from_db()
     assert pair[1].status == "archived"
-    assert pair[1].metadata["archive_reason"] == f"near-duplicate of #{pair[0].display_id}"
+    assert pair[1].metadata["archive_reason"] == (
+        f"near-duplicate of #{pair[0].display_id}: reordered"
+    )
     assert Memory.objects.get(pk=pair[0].pk).status == "active"
 
 
@@ -125,7 +131,7 @@ def test_an_archive_never_goes_back_off_this_site(themed, client_as, target):
     """A `next` another site's (to a browser, `/\\host` is one) goes to the duplicates page."""
     _, pair, _, _ = themed
     url = reverse("curation:archive", args=[pair[1].pk])
-    response = client_as("editor").post(url, {"keep": pair[0].pk, "next": target})
+    response = client_as("editor").post(url, {**shown_version(pair), "next": target})
     assert response.status_code == 302
     assert response["Location"] == reverse("curation:duplicates", args=[pair[1].project_id])
     pair[1].refresh_from_db()
@@ -136,8 +142,9 @@ def test_archiving_a_memory_changed_since_the_page_is_refused(themed, client_as)
     """An archive posted with an older version of the memory is refused; nothing changes."""
     _, pair, _, _ = themed
     url = reverse("curation:archive", args=[pair[1].pk])
-    stale = {"keep": pair[0].pk, "expected_updated_at": pair[1].updated_at - 1}
-    response = client_as("editor").post(url, stale, follow=True)
+    stale = {**shown_version(pair), "expected_updated_at": pair[1].updated_at - 1}
+    response = client_as("editor").post(url, stale)
+    assert response.status_code == 409
     assert b"changed since the page was shown" in response.content
     assert Memory.objects.get(pk=pair[1].pk).status == "active"
 
@@ -292,3 +299,26 @@ def test_a_failed_analysis_says_why_and_offers_to_try_again(themed, client_as, m
     monkeypatch.undo()
     editor.post(reverse("curation:refresh", args=[project.pk]))
     assert Analysis.objects.get(project=project).state == "done"
+
+
+def test_variants_are_shown_alike_with_no_archive(project, client_as):
+    """One sentence about two environments: listed as alike, differing words marked, no action."""
+    staging, canary = (
+        memory_create(project=project, category="OPS_RULES", content=content, actor="system")
+        for content in (
+            "Feature flags of the billing service are read from Consul in staging.",
+            "Feature flags of the billing service are read from Consul in canary.",
+        )
+    )
+    html = client_as("editor").get(reverse("curation:duplicates", args=[project.pk]))
+    html = html.content.decode()
+    assert "0 clusters" in html
+    alike = find(html, "section", class_="alike-pairs")
+    (pair,) = find_all(alike, "div", class_="alike-pair")
+    diff = find(pair, "p", class_="word-diff")
+    assert [text(node) for node in find_all(diff, "del") + find_all(diff, "ins")] == [
+        "staging",
+        "canary",
+    ]
+    assert reverse("curation:archive", args=[canary.pk]) not in html
+    assert reverse("curation:archive", args=[staging.pk]) not in html
