@@ -23,11 +23,12 @@ from memadmin.core.worddiff import word_diff
 from memadmin.hidden_fields import carry
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
+from memadmin.memories.selectors import memories_version
 from memadmin.projects.models import Project
 
 from .forms import NEW_HEAD, ArchiveForm, GroupForm
 from .selectors import header_text, proposed_head
-from .services import StaleArchive, duplicate_archive, group_composite_create
+from .services import StaleArchive, StaleGroup, duplicate_archive, group_composite_create
 
 
 def _messages_of(error: ValidationError) -> list[str]:
@@ -135,14 +136,24 @@ def group(request: HtmxHttpRequest, project_pk: int):
         "header_text": text,
         "header_category": Counter(m.category for m in memories).most_common(1)[0][0],
         "title": " ".join(words[:4]).capitalize(),
+        "version": memories_version(memories),
     }
-    form = GroupForm(
-        request.POST if request.method == "POST" else None,
-        initial=initial,
-        project=project,
-        memories=memories,
-    )
-    if request.method == "POST" and form.is_valid():
+    data = None
+    gone = False
+    if request.method == "POST":
+        # A memory of the page archived since is no longer offered: the group is refused as
+        # stale and shown as it is now, the rest of what was typed kept.
+        data = request.POST.copy()
+        gone = set(data.getlist("ids")) != {str(m.pk) for m in memories}
+        data.setlist("ids", [str(m.pk) for m in memories])
+    form = GroupForm(data, initial=initial, project=project, memories=memories)
+    status = 200
+    if gone:
+        form.is_valid()
+        form.add_error(None, StaleGroup(memories).message)
+        carry(form, "version", memories_version(memories))
+        status = 409
+    elif request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         chosen = (
             None
@@ -150,6 +161,8 @@ def group(request: HtmxHttpRequest, project_pk: int):
             else next(m for m in memories if str(m.pk) == data["head"])
         )
         try:
+            if not data["version"]:
+                raise StaleGroup(memories, unseen=True)
             composite = group_composite_create(
                 project=project,
                 memories=memories,
@@ -160,7 +173,15 @@ def group(request: HtmxHttpRequest, project_pk: int):
                 title=data["title"],
                 reason=data["reason"],
                 actor=request.user,
+                expected_version=data["version"],
             )
+        except StaleGroup as stale:
+            # The page again over the group as it is now; making it again is a choice.
+            order = [m.pk for m in memories]
+            memories = sorted(stale.memories, key=lambda m: order.index(m.pk))
+            form.add_error(None, stale.message)
+            carry(form, "version", memories_version(memories))
+            status = 409
         except ValidationError as error:
             for message in _messages_of(error):
                 form.add_error(None, message)
@@ -173,5 +194,5 @@ def group(request: HtmxHttpRequest, project_pk: int):
         request,
         "curation/group.html",
         {"project": project, "form": form, "memories": memories, "head": head, "words": words},
-        status=400 if form.errors else 200,
+        status=400 if status == 200 and form.errors else status,
     )

@@ -80,6 +80,9 @@ class GroupForm(forms.Form):
     header_category = forms.ChoiceField(required=False, label="Its category")
     title = forms.CharField(required=False, max_length=200)
     reason = reason_field()
+    # `memories_version` of the group the page listed: grouping memories saved or archived
+    # since, or a request that says none, is refused.
+    version = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
     def __init__(self, *args, project, memories, **kwargs):
         super().__init__(*args, **kwargs)

@@ -14,6 +14,7 @@ from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.models import Memory
+from memadmin.memories.selectors import memories_version
 from memadmin.memories.services import memory_create
 from memadmin.projects.models import Project
 
@@ -65,6 +66,22 @@ def duplicate_archive(
     return memory_archive(memory=current, actor=actor, reason=f"{why}: {reason}" if reason else why)
 
 
+class StaleGroup(ValidationError):
+    """A memory of the group changed since the page proposing it was shown (or the request
+    named no version); `memories` are the group's live memories as they are now."""
+
+    def __init__(self, memories: Sequence[Memory], *, unseen: bool = False):
+        self.memories = memories
+        super().__init__(
+            "This request did not say which versions of the memories it groups, so it could "
+            "group texts nobody saw. They are listed as they are now; nothing was made."
+            if unseen
+            else "One of these memories was saved (or archived) since the page was shown. "
+            "They are listed as they are now, your choices kept; nothing was made.",
+            code="stale",
+        )
+
+
 @transaction.atomic
 def group_composite_create(
     *,
@@ -77,13 +94,21 @@ def group_composite_create(
     header_category: str = "",
     title: str = "",
     reason: str = "",
+    expected_version: str | None = None,
 ) -> Composite:
     """Make a composite of `memories` headed by `head`, or by a new header memory.
 
     With `head` None a header memory is created from `header_text` in `header_category`;
     the memories then all become members. Refused (nothing written) for a type other than
-    theme or alternatives, fewer than two memories, or a head not among them.
+    theme or alternatives, fewer than two memories, or a head not among them. If
+    `expected_version` (`memories_version` of the group shown) is given and a memory of it
+    was saved or archived since, StaleGroup is raised.
     """
+    if expected_version is not None:
+        locked = list(Memory.objects.select_for_update().filter(pk__in=[m.pk for m in memories]))
+        live = [m for m in locked if m.status != Memory.Status.ARCHIVED]
+        if memories_version(live) != expected_version:
+            raise StaleGroup(live)
     if type not in GROUP_TYPES:
         raise ValidationError(f"A group becomes a theme or alternatives composite, not {type!r}.")
     if len({m.pk for m in memories}) < 2:

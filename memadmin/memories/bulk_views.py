@@ -26,8 +26,9 @@ from memadmin.htmx_request import HtmxHttpRequest
 
 from .bulk_forms import MERGE, BulkForm, MergeForm, ShownRowsForm, category_choices
 from .bulk_services import ACTIONS, BulkPlan, StalePlan, actions_allowed, bulk_apply, bulk_plan
-from .merge_services import StaleMerge, memory_merge, memory_merge_undo, merge_sources_version
+from .merge_services import StaleMerge, memory_merge, memory_merge_undo
 from .models import Memory
+from .selectors import memories_version
 from .tables import MAX_PER_PAGE
 
 PAST_TENSE = {
@@ -212,7 +213,7 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
     initial = {
         "ids": [source.pk for source in sources],
         "content": "\n".join(source.content for source in sources),
-        "sources_version": merge_sources_version(sources),
+        "sources_version": memories_version(sources),
     }
     form = MergeForm(request.POST or None, initial=initial)
     status = 200
@@ -233,7 +234,7 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
             # The page again over the memories as they are now; merging again is a choice.
             sources = stale.sources
             form.add_error(None, stale.message)
-            carry(form, "sources_version", merge_sources_version(sources))
+            carry(form, "sources_version", memories_version(sources))
             status = 409
         except ValidationError as error:
             # Merge errors name no form field (they are about the selection): show them above.

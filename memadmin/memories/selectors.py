@@ -1,5 +1,9 @@
 """Read projects and memories."""
 
+import hashlib
+import json
+from collections.abc import Iterable
+
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from memadmin.core.clock import now_ms
@@ -101,3 +105,10 @@ def memory_matches(term: str, *, project: int | None = None, limit: int = 20) ->
         by_id = Q(upstream_id=number) | Q(upstream_id__isnull=True, pk=number)
         return list(memories.filter(by_id)[:limit])
     return list(memory_search(memories, term)[:limit])
+
+
+def memories_version(memories: Iterable[Memory]) -> str:
+    """Return the version of the memories a page lists (a merge's sources, a group): a digest
+    of each one's id and `updated_at`, so any save of one of them moves it."""
+    rows = sorted((memory.pk, memory.updated_at) for memory in memories)
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:32]

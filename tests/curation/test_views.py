@@ -3,12 +3,15 @@
 import pytest
 from django.urls import reverse
 
+from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create
 from memadmin.curation.models import Analysis
+from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.models import Memory
-from memadmin.memories.services import memory_create
-from tests.html_tree import attribute, field_error, find, find_all, links, text
+from memadmin.memories.selectors import memories_version
+from memadmin.memories.services import memory_create, memory_update
+from tests.html_tree import attribute, field_error, find, find_all, links, submitted, text
 
 THEME = [
     "Release train: tag the build with git tag before the release train leaves staging.",
@@ -196,6 +199,7 @@ def test_confirming_a_group_makes_the_composite(themed, client_as):
             "type": "theme",
             "head": str(theme[2].pk),
             "reason": "one train",
+            "version": memories_version(theme),
         },
     )
     composite = Composite.objects.get()
@@ -217,6 +221,7 @@ def test_confirming_a_group_with_a_new_header(themed, client_as):
             "head": "new",
             "header_text": "Theme: release train.",
             "header_category": "OPS_RULES",
+            "version": memories_version(theme),
         },
     )
     composite = Composite.objects.get()
@@ -322,3 +327,49 @@ def test_variants_are_shown_alike_with_no_archive(project, client_as):
     ]
     assert reverse("curation:archive", args=[canary.pk]) not in html
     assert reverse("curation:archive", args=[staging.pk]) not in html
+
+
+def group_form_of(page: str) -> dict:
+    """Return what a browser posts from the group page's form as it stands."""
+    (form,) = find_all(page, "form", method="post", class_="stacked")
+    posted: dict = {}
+    for name, value in submitted(form):
+        posted.setdefault(name, []).append(value)
+    posted.pop("csrfmiddlewaretoken", None)
+    return posted
+
+
+@pytest.mark.parametrize("meanwhile", ["edited", "archived"])
+def test_grouping_memories_saved_since_the_page_makes_nothing(themed, client_as, meanwhile):
+    """A memory of the group was edited or archived after the page was shown: 409, nothing
+    made, the group listed as it is now; confirming that page makes the composite."""
+    project, _, theme, _ = themed
+    client = client_as("editor")
+    url = reverse("curation:group", args=[project.pk])
+    page = client.get(url, {"ids": [m.pk for m in theme]}).content.decode()
+    posted = {**group_form_of(page), "head": [str(theme[0].pk)]}
+    if meanwhile == "edited":
+        memory_update(memory=theme[1], actor="agent", content="Trains leave at nine, changed.")
+    else:
+        memory_archive(memory=theme[1], actor="agent", reason="gone")
+    before = (Composite.objects.count(), AuditEvent.objects.count())
+    response = client.post(url, posted)
+    body = response.content.decode()
+    assert response.status_code == 409
+    assert "since the page was shown" in body
+    assert (Composite.objects.count(), AuditEvent.objects.count()) == before
+    again = {**group_form_of(body), "head": [str(theme[0].pk)]}
+    assert client.post(url, again).status_code == 302
+    assert Composite.objects.count() == 1
+
+
+def test_grouping_that_says_no_version_makes_nothing(themed, client_as):
+    """A confirmation without the group's version is refused like a stale one."""
+    project, _, theme, _ = themed
+    response = client_as("editor").post(
+        reverse("curation:group", args=[project.pk]),
+        {"ids": [m.pk for m in theme], "type": "theme", "head": str(theme[0].pk)},
+    )
+    assert response.status_code == 409
+    assert "did not say which versions" in response.content.decode()
+    assert not Composite.objects.exists()
