@@ -91,7 +91,9 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
             plan = _plan_now(data["action"], data["ids"], options)
             return _review(request, form, plan, refusals=error.messages, status=409)
         if plan.change:  # the undo reverts the memories' versions, or takes the added out
-            undo_message(request, _done(plan), change_id=change.change_id)
+            undo_message(
+                request, _done(plan), change_id=change.change_id, by_row=len(plan.change) > 1
+            )
         else:
             messages.success(request, _done(plan))
         return redirect(_list_url(form))
