@@ -172,6 +172,23 @@ def actions_allowed(
     return allowed
 
 
+def restore_withheld(memories: Sequence[Memory]) -> str:
+    """Say why restore is not offered for chosen memories that were merged away ("" if it
+    is offered, or none of them is): a merged source comes back by undoing its merge."""
+    merged = [m for m in memories if m.status == Memory.Status.ARCHIVED and m.superseded_by_id]
+    restorable = any(
+        m.status == Memory.Status.ARCHIVED and m.superseded_by_id is None for m in memories
+    )
+    if not merged or restorable:
+        return ""
+    names = ", ".join(f"#{m.display_id}" for m in merged[:5]) + (" …" if len(merged) > 5 else "")
+    return (
+        f"Restore is not offered: {names} {'was' if len(merged) == 1 else 'were'} merged into "
+        "another memory; undo the merge from the merged memory's page to bring "
+        f"{'it' if len(merged) == 1 else 'them'} back."
+    )
+
+
 def _plan_move(plan: BulkPlan, memories: Sequence[Memory], category: str) -> None:
     if not category:
         raise ValidationError({"category": "Choose the category to move them to."})

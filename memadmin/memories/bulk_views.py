@@ -25,7 +25,15 @@ from memadmin.hidden_fields import carry
 from memadmin.htmx_request import HtmxHttpRequest
 
 from .bulk_forms import MERGE, BulkForm, MergeForm, ShownRowsForm, category_choices
-from .bulk_services import ACTIONS, BulkPlan, StalePlan, actions_allowed, bulk_apply, bulk_plan
+from .bulk_services import (
+    ACTIONS,
+    BulkPlan,
+    StalePlan,
+    actions_allowed,
+    bulk_apply,
+    bulk_plan,
+    restore_withheld,
+)
 from .merge_services import StaleMerge, memory_merge, memory_merge_undo
 from .models import Memory
 from .selectors import memories_version
@@ -128,7 +136,11 @@ def bulk_actions(request: HtmxHttpRequest) -> HttpResponse:
     return render(
         request,
         "memories/list.html#bulk-action-choice",
-        {"bulk_form": form, "bulk_offered": actions},
+        {
+            "bulk_form": form,
+            "bulk_offered": actions,
+            "bulk_withheld": restore_withheld(memories) if chosen else "",
+        },
     )
 
 

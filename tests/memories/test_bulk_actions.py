@@ -160,3 +160,20 @@ def test_a_next_off_this_site_is_never_followed(client_as, rows, target):
     assert dict(submitted(form))["next"] == "/memories/"
     done = client.post("/memories/bulk/", {**dict(submitted(form)), "confirm": "1", "next": target})
     assert (done.status_code, done.url) == (302, "/memories/")
+
+
+def test_a_merged_source_says_why_restore_is_not_offered(client_as, rows):
+    """Ticking a memory merged into another: restore is not offered, and the bar says why."""
+    from memadmin.memories.merge_services import memory_merge
+
+    result = memory_merge(memories=rows[:2], content="Rules 0 and 1.", actor="agent")
+    client = client_as("editor")
+    html = client.get("/memories/bulk/actions/", {"ids": [rows[0].pk]}).content.decode()
+    assert "restore" not in offered(html)
+    note = find(html, "small", class_="bulk-withheld")
+    assert f"#{rows[0].display_id} was merged into another memory" in note.children[0]
+    # A memory archived on its own is restorable, and nothing is withheld.
+    html = client.get("/memories/bulk/actions/", {"ids": [rows[3].pk]}).content.decode()
+    assert "restore" in offered(html)
+    assert not find_all(html, "small", class_="bulk-withheld")
+    assert result.pk
