@@ -22,7 +22,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from memadmin.core.clock import now_ms
-from memadmin.core.contextdb import StoreError, composites_ddl
+from memadmin.core.contextdb import StoreError, composites_ddl, lifecycle
 from memadmin.core.contextdb import writing as store
 from memadmin.core.contextdb.opening import open_readonly
 from memadmin.memories.models import Memory
@@ -228,6 +228,7 @@ class _Write:
         self.olds = olds
         self.identity = project.identity
         self.digests: dict[int, str] = {}
+        self.retyped: list[Memory] = []
         self.publishes_composites = StoreComposites.objects.filter(
             store=upstream, published=True
         ).exists()
@@ -261,6 +262,11 @@ class _Write:
                     change.kind in ("update", "seen") and memory.upstream_id is None
                 ):
                     values = memory_insert_values(memory, self.identity, upstream_of)
+                    if tx.decision is not None:
+                        # A lifecycle store keeps `user` for host-verified user messages.
+                        values["source_type"] = lifecycle.DASHBOARD_SOURCE_TYPE
+                        memory.source_type = lifecycle.DASHBOARD_SOURCE_TYPE
+                        self.retyped.append(memory)
                     memory.upstream_id = tx.insert(values)
                     new_ids[id(memory)] = memory.upstream_id
             for change in self.changes:
@@ -289,7 +295,13 @@ class _Write:
                 successor = None
                 if change.kind == "supersede":
                     successor = _upstream_of_successor(memory, upstream_of, new_ids)
-                tx.update(memory.upstream_id, sets, expected=expected, superseded_by=successor)
+                tx.update(
+                    memory.upstream_id,
+                    sets,
+                    expected=expected,
+                    superseded_by=successor,
+                    reason=change.reason,
+                )
                 if successor is not None:
                     successors[memory.upstream_id] = successor
             if successors and self.publishes_composites:
@@ -299,6 +311,10 @@ class _Write:
 
     def settle(self) -> None:
         """Record the bases: each memory's curated values are the store's now."""
+        saved = [memory.pk for memory in self.retyped if memory.pk is not None]
+        if saved:
+            # A merge saves its result before the store names it; its type follows here.
+            Memory.objects.filter(pk__in=saved).update(source_type=lifecycle.DASHBOARD_SOURCE_TYPE)
         digests = {
             change.memory.pk: memory_digest(change.memory, self.identity)
             for change in self.changes

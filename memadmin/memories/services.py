@@ -235,7 +235,9 @@ def memory_update(
     if "status" in diff and diff["status"][0] == Memory.Status.ARCHIVED:
         diff |= forget_archive_reason(current)
     with acting(actor=actor, reason=reason):
-        receipt = store_write(project=current.project, changes=[StoreChange(current)])
+        receipt = store_write(
+            project=current.project, changes=[StoreChange(current, reason=reason)]
+        )
         try:
             with transaction.atomic():
                 current.save()

@@ -62,10 +62,13 @@ class StoreChange:
     ``kind`` is "create", "update", "supersede" (archived, superseded by ``memory``'s
     ``superseded_by``, which may be the memory a "create" of the same call makes), "seen"
     (an exact duplicate written again: only its seen count and time move) or "delete".
+    ``reason`` is the one the person typed for the change (kept in a lifecycle store's
+    ``memory_history``).
     """
 
     memory: Memory
     kind: str = "update"
+    reason: str = ""
 
 
 @dataclass
