@@ -207,6 +207,9 @@ def probe(upstream: UpstreamStore, identity: str) -> str:
                 f"{path} is now another store (store_uuid {found or 'none'}, expected "
                 f"{expected or 'none'}); nothing is written to it"
             )
+        too_new = store.too_new_reason(connection)
+        if too_new:
+            return f"{path}: {too_new}"
         columns = store.column_facts(connection)
         reason = store.unwritable_reason(columns)
         if reason:

@@ -47,6 +47,7 @@ from memadmin.core.contextdb.write_checks import (
     curated_digest,
     read_store_uuid,
     row_values,
+    too_new_reason,
     unwritable_reason,
 )
 from memadmin.core.hashing import normalized_hash
@@ -69,6 +70,7 @@ __all__ = [
     "read_store_uuid",
     "row_values",
     "store_transaction",
+    "too_new_reason",
     "unwritable_reason",
 ]
 
@@ -357,8 +359,8 @@ def store_transaction(
     """Open the store read-write and yield one checked ``BEGIN IMMEDIATE`` transaction.
 
     ``store_uuid`` is the identity memadmin knows the store by (None: a store without one).
-    Raise StoreReadOnly when the file is gone, is another store, or has a ``memories``
-    table memadmin cannot write safely; StoreBusy when the write lock is not had within
+    Raise StoreReadOnly when the file is gone, is another store, has a schema newer than
+    memadmin was tested with, or has a ``memories`` table memadmin cannot write safely; StoreBusy when the write lock is not had within
     ``timeout`` seconds. The transaction commits when the block ends without an error and
     rolls back otherwise. ``decision_key`` names the transaction in a lifecycle store's
     journal (a fresh one when empty).
@@ -386,6 +388,9 @@ def store_transaction(
             raise StoreReadOnly(f"{path}: cannot be written ({error})") from error
         try:
             _check_identity(connection, path, store_uuid)
+            too_new = too_new_reason(connection)
+            if too_new:
+                raise StoreReadOnly(f"{path}: {too_new}")
             transaction = StoreTransaction(connection, path, now, decision_key)
             reason = unwritable_reason(transaction.columns)
             if reason:
