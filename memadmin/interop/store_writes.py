@@ -180,6 +180,22 @@ class ContextDbGateway:
         self._probes[project.pk] = (time.monotonic(), reason)
         return reason
 
+    def store_revision(self, memory: Memory) -> int | None:
+        """Return the store row's ``revision`` now, for a page to carry (None when unknown)."""
+        upstream = project_store(memory.project)
+        if upstream is None or store_mode() != THROUGH:
+            return None
+        try:
+            connection = open_readonly(Path(upstream.path), timeout=0.2)
+        except StoreError:
+            return None
+        try:
+            return store.read_revision(connection, memory.upstream_id)
+        except Exception:
+            return None
+        finally:
+            connection.close()
+
     def pending(self, memory_ids: Sequence[int]) -> set[int]:
         """Return which of the memories hold changes not yet in their store."""
         return set(
@@ -304,6 +320,7 @@ class _Write:
                     expected=expected,
                     superseded_by=successor,
                     reason=change.reason,
+                    expected_revision=change.expected_revision,
                 )
                 if successor is not None:
                     successors[memory.upstream_id] = successor

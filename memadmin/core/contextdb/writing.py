@@ -67,6 +67,7 @@ __all__ = [
     "authority_holds",
     "column_facts",
     "curated_digest",
+    "read_revision",
     "read_store_uuid",
     "row_values",
     "store_transaction",
@@ -105,12 +106,18 @@ class StoreTransaction:
         if why:
             raise StoreAuthority(f"{self.path}: project {project_path} is read-only: {why}")
 
-    def _expect(self, row_id: int, expected: str | None) -> dict:
+    def _expect(self, row_id: int, expected: str | None, revision: int | None = None) -> dict:
         current = self.current(row_id)
         if current is None:
             raise RowChanged(f"row {row_id} is gone from the store", None)
         if expected is not None and curated_digest(current) != expected:
             raise RowChanged(f"row {row_id} changed in the store since memadmin read it", current)
+        if revision is not None and "revision" in current and current["revision"] != revision:
+            raise RowChanged(
+                f"row {row_id} is at revision {current['revision']} in the store, "
+                f"not {revision} as when the page was loaded",
+                current,
+            )
         return current
 
     def _refuse_duplicate(self, project: str, category: str, digest: str, row_id=None) -> None:
@@ -163,15 +170,17 @@ class StoreTransaction:
         expected: str | None,
         superseded_by: int | None = None,
         reason: str = "",
+        expected_revision: int | None = None,
     ) -> dict:
         """Write ``changes`` (column names, ``metadata`` as a dict) to row ``row_id``.
 
         Refuse with RowChanged when the row is gone or its curated values no longer have
         the digest ``expected``; with RowDuplicate when the new text or category collides.
         ``reason`` is the person's, kept in the store's ``memory_history`` on a lifecycle
-        store. Return the row as written.
+        store. ``expected_revision``, when given, must still be the row's ``revision``.
+        Return the row as written.
         """
-        before = self._expect(row_id, expected)
+        before = self._expect(row_id, expected, expected_revision)
         self.check_project(before["project_path"])
         sets = {name: value for name, value in changes.items() if name != "metadata"}
         if "metadata" in changes and "metadata_json" in self.columns:
@@ -323,6 +332,14 @@ class StoreTransaction:
                     "(another writer owns this project's memories)"
                 ) from error
             raise
+
+
+def read_revision(connection: sqlite3.Connection, row_id: int) -> int | None:
+    """Return row ``row_id``'s ``revision`` (None without the column or the row)."""
+    if "revision" not in (table_columns(connection, "memories") or {}):
+        return None
+    row = connection.execute("SELECT revision FROM memories WHERE id = ?", (row_id,)).fetchone()
+    return None if row is None else row[0]
 
 
 def _json_or_null(value: object) -> str | None:
