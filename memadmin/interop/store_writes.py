@@ -282,8 +282,8 @@ class _Write:
                 ):
                     values = memory_insert_values(memory, self.identity, upstream_of)
                     if tx.decision is not None:
-                        # A lifecycle store keeps `user` for host-verified user messages.
-                        values["source_type"] = lifecycle.DASHBOARD_SOURCE_TYPE
+                        # The store writes it as `agent` (`user` is for host-verified user
+                        # messages); memadmin's memory says the same.
                         memory.source_type = lifecycle.DASHBOARD_SOURCE_TYPE
                         self.retyped.append(memory)
                     memory.upstream_id = tx.insert(values)

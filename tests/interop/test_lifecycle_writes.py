@@ -15,7 +15,7 @@ from memadmin.core.hashing import normalized_hash
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.bulk_services import bulk_apply
-from memadmin.memories.merge_services import memory_merge
+from memadmin.memories.merge_services import memory_merge, memory_merge_undo
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.memories.store_gateway import StoreDuplicate
@@ -239,3 +239,40 @@ def test_a_store_without_the_lifecycle_keeps_todays_writes(store, people):
     assert store_row(path, 1)["content"] == "Release by the script."
     tables = {row[0] for row in store_query(path, "SELECT name FROM sqlite_master")}
     assert not tables & {"memory_history", "memory_journal"}
+
+
+def test_undoing_a_merge_drops_its_links_and_evidence(lifecycle_store, people):
+    """The merged row deleted by the undo takes its successor links and evidence with it;
+    the sources' own evidence stays."""
+    result = memory_merge(
+        memories=[synced(2), synced(3)],
+        content="Deploys need the VPN, every time.",
+        actor=people["curator"],
+    )
+    memory_merge_undo(result=Memory.objects.get(pk=result.pk), actor=people["curator"])
+    assert store_row(lifecycle_store, result.upstream_id) is None
+    assert store_query(lifecycle_store, "SELECT count(*) FROM memory_successor_links") == [(0,)]
+    assert store_query(
+        lifecycle_store, "SELECT memory_id, count(*) FROM memory_evidence GROUP BY 1 ORDER BY 1"
+    ) == [(2, 1), (3, 2)]
+    assert [store_row(lifecycle_store, n)["status"] for n in (2, 3)] == ["active", "active"]
+
+
+def test_a_pushed_create_is_not_claimed_as_a_user_message(lifecycle_store, people, settings):
+    """A memory kept pending and pushed by the next sync is an `agent` row too."""
+    settings.MEMADMIN_STORE_WRITES = "pending"
+    memory = memory_create(
+        project=Project.objects.get(identity=PROJECT),
+        category="ARCHITECTURE",
+        content="The ledger is pure Python.",
+        actor=people["editor"],
+    )
+    settings.MEMADMIN_STORE_WRITES = "through"
+    context_db_sync(path=lifecycle_store)
+    [(source_type,)] = store_query(
+        lifecycle_store,
+        "SELECT source_type FROM memories WHERE content = ?",
+        ("The ledger is pure Python.",),
+    )
+    assert source_type == "agent"
+    assert Memory.objects.get(pk=memory.pk).upstream_id is not None

@@ -17,7 +17,9 @@ function classes as a dashboard's, ``dashboard_content`` (a text edit) and
 - a text edit clears the row's verification (``verify_result``, ``verify_files_json``,
   ``verify_commit``; its ``memory_verifications`` rows): it verified the old text;
 - a superseded source links to its successor (``memory_successor_links``) and the
-  successor takes the source's ``memory_evidence`` rows.
+  successor takes the source's ``memory_evidence`` rows; undoing the merge (deleting the
+  merged row) drops both again;
+- a row memadmin inserts is ``agent``, never ``user`` (``DASHBOARD_SOURCE_TYPE``).
 
 The revision compare-and-set and bump stay where every update does them
 (``StoreTransaction._update_row``). A store without ``memories.revision``,
@@ -127,6 +129,20 @@ class Decision:
                 f"SELECT ?, {listed} FROM memory_evidence WHERE memory_id = ?",
                 (successor_id, source_id),
             )
+
+    def deleted(self, row_id: int) -> None:
+        """Drop what a merge gave the row memadmin deletes (its undo): links and evidence.
+
+        memadmin deletes a row only to undo its own merge; the sources are restored in the
+        same transaction, so their links to the row and the evidence it took go with it.
+        """
+        if table_columns(self.connection, "memory_successor_links") is not None:
+            self.connection.execute(
+                "DELETE FROM memory_successor_links WHERE successor_id = ? OR source_id = ?",
+                (row_id, row_id),
+            )
+        if "memory_id" in (table_columns(self.connection, "memory_evidence") or {}):
+            self.connection.execute("DELETE FROM memory_evidence WHERE memory_id = ?", (row_id,))
 
     def finish(self) -> None:
         """Write the decision's ``memory_journal`` receipt, when it revised anything."""

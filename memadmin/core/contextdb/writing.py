@@ -147,6 +147,10 @@ class StoreTransaction:
             if name in self.columns and name not in ("id", "metadata")
         }
         row["normalized_hash"] = digest
+        if self.decision is not None and row.get("source_type") == "user":
+            # A lifecycle store keeps `user` for host-verified user messages (any insert of
+            # memadmin's, a sync's push included).
+            row["source_type"] = lifecycle.DASHBOARD_SOURCE_TYPE
         if "metadata_json" in self.columns:
             row["metadata_json"] = _json_or_null(values.get("metadata"))
         if isinstance(row.get("merged_from"), list | tuple):
@@ -231,6 +235,8 @@ class StoreTransaction:
         self._run(
             "DELETE FROM memory_embeddings WHERE memory_id = ?", (row_id,), "memory_embeddings"
         )
+        if self.decision is not None:
+            self.decision.deleted(row_id)
         self._run("DELETE FROM memories WHERE id = ?", (row_id,))
 
     def _update_row(self, row_id: int, sets: dict, before: dict) -> None:
