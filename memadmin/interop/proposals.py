@@ -29,11 +29,11 @@ class ShownProposals:
 
 def pending_proposals(project: Project, memory: Memory | None = None) -> ShownProposals | None:
     """Return the proposals of a synced project (naming ``memory`` if given); None unsynced."""
+    if memory is not None and memory.upstream_id is None:
+        return None  # a memory the store lacks has no proposal (and costs no query)
     upstream = project_store(project)
     if upstream is None:
         return None
-    if memory is not None and memory.upstream_id is None:
-        return ShownProposals([], {})
     try:
         connection = open_readonly(Path(upstream.path), timeout=0.2)
     except StoreError as error:
