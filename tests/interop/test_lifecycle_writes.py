@@ -124,6 +124,10 @@ def test_text_edit_writes_history_journal_and_live_log(lifecycle_store, people):
         "writer": "memadmin",
     }
     assert adoption(lifecycle_store) == [("update", 1, "live")]
+    assert store_query(
+        lifecycle_store,
+        "SELECT decision_key, project_path, receipt_json FROM memory_decision_receipts",
+    ) == [(key, PROJECT, receipt)]
     run = context_db_sync(path=lifecycle_store)
     assert (run.changed, run.new) == (0, 0)
 
@@ -221,6 +225,7 @@ def test_a_refused_write_leaves_no_lifecycle_record(lifecycle_store, people):
         memory_update(memory=synced(3), actor=people["editor"], content="Only over VPN.")
     assert history(lifecycle_store) == []
     assert journal(lifecycle_store) == []
+    assert store_query(lifecycle_store, "SELECT count(*) FROM memory_decision_receipts") == [(0,)]
     assert store_row(lifecycle_store, 3)["revision"] == 1
 
 

@@ -11,8 +11,8 @@ function classes as a dashboard's, ``dashboard_content`` (a text edit) and
 - one ``memory_history`` row per revised memory: its revision and text before the write,
   the time, the reason the person typed (the operation's name when none was typed), the ids
   of the decision's memories and the decision's key;
-- one ``memory_journal`` receipt per store transaction (its decision), ``applied`` and
-  ``live``;
+- one receipt per store transaction (its decision), ``applied`` and ``live``, in
+  ``memory_decision_receipts`` and ``memory_journal`` as ``recordReceipt`` writes it;
 - the decision's ``memory_mutation_log`` rows marked ``adoption_class='live'``;
 - a text edit clears the row's verification (``verify_result``, ``verify_files_json``,
   ``verify_commit``; its ``memory_verifications`` rows): it verified the old text;
@@ -145,7 +145,7 @@ class Decision:
             self.connection.execute("DELETE FROM memory_evidence WHERE memory_id = ?", (row_id,))
 
     def finish(self) -> None:
-        """Write the decision's ``memory_journal`` receipt, when it revised anything."""
+        """Write the decision's receipt (decision receipts, journal), when it revised anything."""
         if not self.memory_ids:
             return
         operation = "+".join(sorted(set(self.operations)))
@@ -156,14 +156,15 @@ class Decision:
             "adoptionClass": "live",
             "writer": WRITER,
         }
+        project, text = sorted(self.projects)[0], json.dumps(receipt, separators=(",", ":"))
+        if table_columns(self.connection, "memory_decision_receipts") is not None:
+            self.connection.execute(
+                "INSERT INTO memory_decision_receipts (decision_key, project_path, fact_id, "
+                "receipt_json, resolved_at) VALUES (?, ?, NULL, ?, ?)",
+                (self.key, project, text, self.now),
+            )
         self.connection.execute(
             "INSERT INTO memory_journal (project_path, decision_key, operation, receipt_json, "
             "applied_at) VALUES (?, ?, ?, ?, ?)",
-            (
-                sorted(self.projects)[0],
-                self.key,
-                operation,
-                json.dumps(receipt, separators=(",", ":")),
-                self.now,
-            ),
+            (project, self.key, operation, text, self.now),
         )
