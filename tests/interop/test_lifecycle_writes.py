@@ -12,6 +12,8 @@ import json
 import pytest
 
 from memadmin.core.hashing import normalized_hash
+from memadmin.interop.conflict_services import conflict_resolve
+from memadmin.interop.models import SyncConflict
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.bulk_services import bulk_apply
@@ -22,6 +24,7 @@ from memadmin.memories.store_gateway import StoreDuplicate
 from memadmin.projects.models import Project
 from tests.interop.conftest import PROJECT
 from tests.interop.test_store_writes import store_exec, store_query, store_row
+from tests.interop.test_sync_threeway import agent_edit
 from tests.lifecycle_store import add_lifecycle
 from tests.upstream_store import make_row
 
@@ -281,3 +284,22 @@ def test_a_pushed_create_is_not_claimed_as_a_user_message(lifecycle_store, peopl
     )
     assert source_type == "agent"
     assert Memory.objects.get(pk=memory.pk).upstream_id is not None
+
+
+def test_a_resolved_conflict_keeps_the_curators_reason(lifecycle_store, people, settings):
+    """Keeping memadmin's text over the agent's writes history with the reason typed."""
+    settings.MEMADMIN_STORE_WRITES = "pending"
+    memory_update(memory=synced(1), actor=people["editor"], content="Release by the script.")
+    agent_edit(lifecycle_store, 1, "Release by hand.")
+    settings.MEMADMIN_STORE_WRITES = "through"
+    context_db_sync(path=lifecycle_store)
+    conflict_resolve(
+        conflict=SyncConflict.objects.get(),
+        keep="memadmin",
+        actor=people["curator"],
+        reason="the script is the rule",
+    )
+    assert store_row(lifecycle_store, 1)["content"] == "Release by the script."
+    assert [entry[2:4] for entry in history(lifecycle_store)] == [
+        ("Release by hand.", "the script is the rule")
+    ]
