@@ -6,16 +6,18 @@ default store `$XDG_DATA_HOME/cortexkit/magic-context/context.db` (`~/.local/sha
 exists; otherwise the demo store. A magic-context store is synced into a memadmin database of
 its own, var/stores/<digest of its path>/, so it never mixes with the demo; each start syncs
 what changed. The background worker (`manage.py run_worker`: syncs started from the web, and a
-look at the store every 2 s) runs beside the web server and stops with it.
+look at the store every 2 s) runs beside the web server and stops with it: SIGTERM, SIGINT
+or SIGHUP stop both within seconds, and one `serve` at a time runs on a store's directory.
 """
 
 import argparse
 import hashlib
 import os
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from memadmin.serve_processes import InstanceBusy, instance_lock, run_beside
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DEFAULT_PORT = 8000
@@ -141,23 +143,6 @@ def django_command(*words: str) -> list[str]:
     return [sys.executable, "-m", "django", *words]
 
 
-def run_beside(worker: Sequence[str], server: Sequence[str]) -> int:
-    """Run the worker in the background and the server in the foreground; stop the worker
-    when the server stops, however it stops. Return the server's exit status."""
-    background = subprocess.Popen(worker, cwd=BASE_DIR)
-    try:
-        return subprocess.call(server, cwd=BASE_DIR)
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        background.terminate()
-        try:
-            background.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            background.kill()
-            background.wait()
-
-
 def serve(args: argparse.Namespace, environ: dict[str, str], out) -> int:
     """Carry out `memadmin serve`: choose the store, set it up, and serve it unless told not to."""
     port = port_of(args, environ)
@@ -172,16 +157,25 @@ def serve(args: argparse.Namespace, environ: dict[str, str], out) -> int:
     environ.setdefault("DJANGO_SETTINGS_MODULE", DEFAULT_SETTINGS)
 
     import django
+    from django.conf import settings
 
     django.setup()
+    try:
+        lock = instance_lock(Path(settings.VAR_DIR))
+    except InstanceBusy as busy:
+        raise Refused(str(busy)) from None
     prepare(store, port, out)
     print(file=out)
     if args.no_serve:
         return 0
     # Django's debug pages (tracebacks) stay off unless you ask: DJANGO_DEBUG=1.
     # This listens on 127.0.0.1 only; the README's "Serving on a LAN" serves other people.
+    # --noreload: one server process, which the stop reaches; code is not reloaded.
     return run_beside(
-        django_command("run_worker"), django_command("runserver", f"127.0.0.1:{port}")
+        django_command("run_worker"),
+        django_command("runserver", f"127.0.0.1:{port}", "--noreload"),
+        cwd=BASE_DIR,
+        hold=[lock],
     )
 
 

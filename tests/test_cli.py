@@ -137,7 +137,7 @@ def test_the_worker_stops_when_the_server_stops(tmp_path):
         f"import os, time\nwhile not os.path.exists({str(pid_file)!r}): time.sleep(0.05)",
     ]
     started = time.monotonic()
-    assert run_beside(worker, server) == 0
+    assert run_beside(worker, server, cwd=ROOT) == 0
     assert time.monotonic() - started < 60
     pid = int(pid_file.read_text())
     assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()

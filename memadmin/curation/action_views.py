@@ -1,27 +1,34 @@
 """The actions curation pages offer: archive one of a pair, group memories in a composite.
 
-Merging goes to the memories' own merge review page. Grouping is always confirmed: the
-suggestion or pair links to a page that shows the composite to be made, its head and
-members, and makes it only on that page's POST.
+Merging goes to the memories' own merge review page. Archiving and grouping are always
+confirmed: the pair or suggestion links to a page that shows what would happen (the two
+texts' word diff and how they relate; the composite to be made) and acts only on that
+page's POST. An archive carries the version of the memory its page showed: a post without
+one, or from an older one, is refused (409) and nothing is written.
 """
 
 from collections import Counter
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts.roles import role_required
 from memadmin.composites.models import Composite
+from memadmin.core.rewording import RELATION_LABELS, compare
+from memadmin.core.worddiff import word_diff
+from memadmin.hidden_fields import carry
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
+from memadmin.memories.selectors import memories_version
 from memadmin.projects.models import Project
 
 from .forms import NEW_HEAD, ArchiveForm, GroupForm
 from .selectors import header_text, proposed_head
-from .services import duplicate_archive, group_composite_create
+from .services import StaleArchive, StaleGroup, duplicate_archive, group_composite_create
 
 
 def _messages_of(error: ValidationError) -> list[str]:
@@ -30,32 +37,75 @@ def _messages_of(error: ValidationError) -> list[str]:
     return list(error.messages)
 
 
-@require_POST
+def _kept(memory: Memory, raw: str | int | None) -> Memory | None:
+    """Return the live memory of the same project named to be kept, None if there is none."""
+    pk = int(raw) if str(raw or "").isdigit() else None
+    if pk is None or pk == memory.pk:
+        return None
+    return (
+        Memory.objects.filter(pk=pk, project=memory.project)
+        .exclude(status=Memory.Status.ARCHIVED)
+        .first()
+    )
+
+
+@require_http_methods(["GET", "POST"])
 @role_required("editor")
-def archive(request: HtmxHttpRequest, memory_pk: int):
-    """Archive one memory of a near-duplicate pair, saying which one is kept."""
+def archive(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
+    """Show one memory of a pair beside the one kept, their word diff (GET); archive it (POST).
+
+    The POST needs a reason and the version the page showed; a stale or unnamed version is
+    refused with 409, the memory shown as it is now and its version carried for a new try.
+    """
     memory = get_object_or_404(Memory.objects.select_related("project"), pk=memory_pk)
-    form = ArchiveForm(request.POST)
     fallback = reverse("curation:duplicates", args=[memory.project_id])
-    if not form.is_valid():
-        messages.error(request, "The archive request was not understood.")
+    source = request.POST if request.method == "POST" else request.GET
+    keep = _kept(memory, source.get("keep"))
+    if keep is None:
+        messages.error(request, "Say which memory of the pair is kept: nothing was archived.")
         return redirect(fallback)
-    keep_pk = form.cleaned_data["keep"]
-    keep = Memory.objects.filter(pk=keep_pk, project=memory.project).first() if keep_pk else None
-    try:
-        duplicate_archive(
-            memory=memory,
-            keep=keep,
-            actor=request.user,
-            reason=form.cleaned_data["reason"],
-            expected_updated_at=form.cleaned_data["expected_updated_at"],
-        )
-    except ValidationError as error:
-        for message in _messages_of(error):
-            messages.error(request, message)
-    else:
-        messages.success(request, f"Archived #{memory.display_id}.")
-    return redirect(form.cleaned_data["next"] or fallback)
+    initial = {"keep": keep.pk, "expected_updated_at": memory.updated_at}
+    initial |= {"next": request.GET.get("next", ""), "kind": request.GET.get("kind", "")}
+    form = ArchiveForm(request.POST if request.method == "POST" else None, initial=initial)
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        try:
+            duplicate_archive(
+                memory=memory,
+                keep=keep,
+                actor=request.user,
+                reason=form.cleaned_data["reason"],
+                expected_updated_at=form.cleaned_data["expected_updated_at"],
+            )
+        except StaleArchive as error:
+            memory = error.current
+            form.add_error(None, error)
+            # Archiving again is over the version now shown, a deliberate second look.
+            carry(form, "expected_updated_at", memory.updated_at)
+            status = 409
+        except ValidationError as error:
+            for message in _messages_of(error):
+                form.add_error(None, message)
+        else:
+            messages.success(request, f"Archived #{memory.display_id}, kept #{keep.display_id}.")
+            return redirect(form.cleaned_data["next"] or fallback)
+    if form.errors and status == 200:
+        status = 400
+    found_by = (form.cleaned_data.get("kind") if form.is_bound else None) or initial["kind"]
+    comparison = compare(keep.content, memory.content, same_meaning=found_by == "embedding")
+    context = {
+        "project": memory.project,
+        "memory": memory,
+        "keep": keep,
+        "form": form,
+        "diff": word_diff(keep.content, memory.content),
+        "comparison": comparison,
+        "relation": RELATION_LABELS[comparison.relation],
+        "mergeable": comparison.is_rewording and keep.category == memory.category,
+        "merge_query": {"ids": [keep.pk, memory.pk]},
+        "fallback": fallback,
+    }
+    return render(request, "curation/archive.html", context, status=status)
 
 
 def _group_memories(project: Project, raw_ids: list[str]) -> list[Memory]:
@@ -86,14 +136,24 @@ def group(request: HtmxHttpRequest, project_pk: int):
         "header_text": text,
         "header_category": Counter(m.category for m in memories).most_common(1)[0][0],
         "title": " ".join(words[:4]).capitalize(),
+        "version": memories_version(memories),
     }
-    form = GroupForm(
-        request.POST if request.method == "POST" else None,
-        initial=initial,
-        project=project,
-        memories=memories,
-    )
-    if request.method == "POST" and form.is_valid():
+    data = None
+    gone = False
+    if request.method == "POST":
+        # A memory of the page archived since is no longer offered: the group is refused as
+        # stale and shown as it is now, the rest of what was typed kept.
+        data = request.POST.copy()
+        gone = set(data.getlist("ids")) != {str(m.pk) for m in memories}
+        data.setlist("ids", [str(m.pk) for m in memories])
+    form = GroupForm(data, initial=initial, project=project, memories=memories)
+    status = 200
+    if gone:
+        form.is_valid()
+        form.add_error(None, StaleGroup(memories).message)
+        carry(form, "version", memories_version(memories))
+        status = 409
+    elif request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         chosen = (
             None
@@ -101,6 +161,8 @@ def group(request: HtmxHttpRequest, project_pk: int):
             else next(m for m in memories if str(m.pk) == data["head"])
         )
         try:
+            if not data["version"]:
+                raise StaleGroup(memories, unseen=True)
             composite = group_composite_create(
                 project=project,
                 memories=memories,
@@ -111,7 +173,15 @@ def group(request: HtmxHttpRequest, project_pk: int):
                 title=data["title"],
                 reason=data["reason"],
                 actor=request.user,
+                expected_version=data["version"],
             )
+        except StaleGroup as stale:
+            # The page again over the group as it is now; making it again is a choice.
+            order = [m.pk for m in memories]
+            memories = sorted(stale.memories, key=lambda m: order.index(m.pk))
+            form.add_error(None, stale.message)
+            carry(form, "version", memories_version(memories))
+            status = 409
         except ValidationError as error:
             for message in _messages_of(error):
                 form.add_error(None, message)
@@ -124,5 +194,5 @@ def group(request: HtmxHttpRequest, project_pk: int):
         request,
         "curation/group.html",
         {"project": project, "form": form, "memories": memories, "head": head, "words": words},
-        status=400 if form.errors else 200,
+        status=400 if status == 200 and form.errors else status,
     )

@@ -4,17 +4,21 @@ Three measures, in order: exact duplicates (the same normalized text in two cate
 lexical similarity (TF-IDF cosine, see `similarity`), and, for memories whose store holds a
 usable embedding, the cosine of their vectors. Pairs are kept from `CANDIDATE_FLOOR` up, so
 a page or command can cluster them at any threshold above it without computing again.
-The result is current while the project's fingerprint (memory count, newest change, highest
-id, and the same of its stored vectors) is unchanged.
+Each pair is kept with its relation (`memadmin.core.rewording`): a rewording (one fact said
+twice) may be offered as a duplicate, a variant (the same sentence about another thing) or a
+distinct pair never is. The result is current while the project's fingerprint (memory count,
+newest change, highest id, and the same of its stored vectors) is unchanged.
 """
 
 import time
 from dataclasses import dataclass, field
+from itertools import combinations, product
 
 from django.db import transaction
 from django.db.models import Count, Max
 
 from memadmin.core.clock import now_ms
+from memadmin.core.rewording import compare
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 
@@ -30,7 +34,11 @@ RELATED_COUNT = 5
 RELATED_FLOOR = 0.05  # a lexical neighbour must share at least a little text
 THEME_THRESHOLD = {"lexical": 0.2, "embedding": 0.6}
 PAIRS_KEPT = 200_000
+EXACT_CLIQUE = 50  # copies of one text paired every two (beyond: each with the first)
 BATCH = 2000
+# The shape of the kept pairs: a result kept in an older shape is not current (pairs gained
+# their relation in version 2).
+PAIRS_VERSION = "2"
 
 
 @dataclass
@@ -39,7 +47,7 @@ class Computed:
 
     memories: int
     model_id: str
-    pairs: list[list] = field(default_factory=list)  # [id, id, similarity, kind]
+    pairs: list[list] = field(default_factory=list)  # [id, id, similarity, kind, relation]
     related: dict[int, list[list]] = field(default_factory=dict)  # id -> [[id, sim, kind]]
     themes: list[list[int]] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
@@ -56,6 +64,7 @@ def project_fingerprint(project: Project) -> str:
     return ":".join(
         str(value or 0)
         for value in (
+            PAIRS_VERSION,
             memories["n"],
             memories["changed"],
             memories["last"],
@@ -82,15 +91,21 @@ def _live_texts(project: Project) -> tuple[list[int], list[str], list[str]]:
 
 
 def _exact_pairs(ids: list[int], hashes: list[str]) -> list[list]:
+    """Return every two memories of one normalized text as a pair, so copies make a clique.
+
+    A group larger than `EXACT_CLIQUE` is paired with its first memory only (its pairs would
+    grow as the square); the lexical pairs, similarity 1, join the rest.
+    """
     groups: dict[str, list[int]] = {}
     for pk, digest in zip(ids, hashes, strict=True):
         groups.setdefault(digest, []).append(pk)
-    return [
-        [group[0], other, 1.0, "exact"]
-        for group in groups.values()
-        if len(group) > 1
-        for other in group[1:]
-    ]
+    pairs = []
+    for group in groups.values():
+        joined = (
+            combinations(group, 2) if len(group) <= EXACT_CLIQUE else product(group[:1], group[1:])
+        )
+        pairs += [[first, second, 1.0, "exact"] for first, second in joined]
+    return pairs
 
 
 def _pairs(ids: list[int], found: Neighbours, kind: str) -> list[list]:
@@ -154,6 +169,10 @@ def analysis_compute(project: Project) -> Computed:
             f"{len(computed.pairs)} similar pairs found: only the {PAIRS_KEPT} most similar kept."
         )
         computed.pairs = sorted(computed.pairs, key=lambda p: -p[2])[:PAIRS_KEPT]
+    text_of = dict(zip(ids, texts, strict=True))
+    for pair in computed.pairs:
+        found = compare(text_of[pair[0]], text_of[pair[1]], same_meaning=pair[3] == "embedding")
+        pair.append(found.relation)
     return computed
 
 

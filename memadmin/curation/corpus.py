@@ -3,9 +3,11 @@
 The duplicate finder is judged on these (tests, `manage.py curation_timing`): each fact is
 made of parts (a subject, a rule, a condition, a reason, sometimes a number) drawn from a
 vocabulary of made-up words, so two facts share a word only by chance. A planted
-near-duplicate restates a fact in one of three ways: a small rewording (a synonym, a word
-added or swapped), its clauses reordered, or its numbers changed. A planted unrelated pair
-shares its subject, verb and object with the other but not its condition, reason or number.
+near-duplicate restates a fact in one of two ways: a small rewording (its verb in another
+form or an interchangeable one, a word like "always" added), or its clauses reordered. A
+planted variant states the same fact with another number: two facts, never to be offered
+as duplicates (see `memadmin.core.rewording`). A planted unrelated pair shares its subject,
+verb and object with the other but not its condition, reason or number.
 """
 
 import random
@@ -44,19 +46,20 @@ SYLLABLES = [
     "fir",
     "gom",
 ]
-VERBS = ("must use", "should call", "needs", "keeps", "reads", "writes", "checks", "sends")
+VERBS = ("must use", "should call", "needs", "saves", "reads", "writes", "checks", "sends")
+# Each verb restated: another form of it, or a verb the rewording rules hold interchangeable.
 SYNONYMS = {
     "must use": "has to use",
     "should call": "ought to call",
     "needs": "requires",
-    "keeps": "retains",
-    "reads": "loads",
-    "writes": "stores",
+    "saves": "stores",
+    "reads": "will read",
+    "writes": "has written",
     "checks": "verifies",
-    "sends": "forwards",
+    "sends": "has sent",
 }
 UNITS = ("seconds", "retries", "megabytes", "workers", "days")
-VARIANTS = ("reworded", "reordered", "renumbered")
+VARIANTS = ("reworded", "reordered", "renumbered")  # a renumbered pair is a planted variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +85,16 @@ class Fact:
 
 @dataclass(frozen=True, slots=True)
 class PlantedCorpus:
-    """Texts and the pairs planted among them (positions into `texts`, smaller first)."""
+    """Texts and the pairs planted among them (positions into `texts`, smaller first).
+
+    `duplicates` are rewordings (one fact twice), `variants` one fact with another number
+    (two facts), `unrelated` two facts sharing their subject, verb and object.
+    """
 
     texts: list[str]
     duplicates: list[tuple[int, int, str]]
     unrelated: list[tuple[int, int]]
+    variants: list[tuple[int, int]]
 
 
 def vocabulary(rng: random.Random, size: int) -> list[str]:
@@ -120,10 +128,8 @@ def _variant(rng: random.Random, fact: Fact, kind: str, words: list[str]) -> str
     if kind == "renumbered":
         number = (fact.number or rng.randint(2, 500)) + rng.randint(1, 90)
         return Fact(**{**_fields(fact), "number": number}).text()
-    reason = fact.reason.split()
-    reason[rng.randrange(len(reason))] = rng.choice(words)  # one word swapped
     return Fact(
-        **{**_fields(fact), "verb": SYNONYMS[fact.verb], "reason": "always " + " ".join(reason)}
+        **{**_fields(fact), "verb": SYNONYMS[fact.verb], "reason": "always " + fact.reason}
     ).text()
 
 
@@ -134,7 +140,11 @@ def _fields(fact: Fact) -> dict:
 def planted_corpus(
     *, count: int, duplicate_pairs: int, unrelated_pairs: int, seed: int = 17
 ) -> PlantedCorpus:
-    """Return `count` texts holding the planted pairs, shuffled, the rest unrelated facts."""
+    """Return `count` texts holding the planted pairs, shuffled, the rest unrelated facts.
+
+    Of the `duplicate_pairs` planted, every third is a variant (renumbered), the others
+    rewordings.
+    """
     planted = 2 * (duplicate_pairs + unrelated_pairs)
     if planted > count:
         raise ValueError(f"{planted} planted texts do not fit in {count}.")
@@ -160,7 +170,14 @@ def planted_corpus(
     return PlantedCorpus(
         texts=[text for text, _ in items],
         duplicates=[
-            (*positions[f"d{n}"], VARIANTS[n % len(VARIANTS)]) for n in range(duplicate_pairs)
+            (*positions[f"d{n}"], VARIANTS[n % len(VARIANTS)])
+            for n in range(duplicate_pairs)
+            if VARIANTS[n % len(VARIANTS)] != "renumbered"
         ],
         unrelated=[tuple(positions[f"u{n}"]) for n in range(unrelated_pairs)],
+        variants=[
+            tuple(positions[f"d{n}"])
+            for n in range(duplicate_pairs)
+            if VARIANTS[n % len(VARIANTS)] == "renumbered"
+        ],
     )

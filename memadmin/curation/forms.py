@@ -8,6 +8,7 @@ from memadmin.hidden_fields import LocalPathField
 from memadmin.taxonomy.selectors import category_names
 
 from .analysis import CANDIDATE_FLOOR, EMBEDDING_THRESHOLD, LEXICAL_THRESHOLD
+from .grouping import KIND_ORDER
 from .services import GROUP_TYPES
 
 NEW_HEAD = "new"
@@ -45,11 +46,20 @@ class ThresholdForm(forms.Form):
 
 
 class ArchiveForm(forms.Form):
-    """Archive one memory of a pair, keeping the other."""
+    """Archive one memory of a pair, keeping the other, once its review page was read."""
 
     keep = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    # The measure that found the pair: an embedding's says the texts may be a paraphrase.
+    kind = forms.ChoiceField(
+        choices=[(kind, kind) for kind in KIND_ORDER], widget=forms.HiddenInput, required=False
+    )
+    # Not required here: a post without it is refused as stale (409), not as a bad form.
     expected_updated_at = forms.IntegerField(widget=forms.HiddenInput, required=False)
-    reason = reason_field(label="Why (optional)", help_text="")
+    reason = reason_field(
+        required=True,
+        label="Why archive it",
+        help_text="Kept in the history, after the memory kept: why this one can go.",
+    )
     next = LocalPathField()  # the page to go back to; another site's cleans to ""
 
 
@@ -70,6 +80,9 @@ class GroupForm(forms.Form):
     header_category = forms.ChoiceField(required=False, label="Its category")
     title = forms.CharField(required=False, max_length=200)
     reason = reason_field()
+    # `memories_version` of the group the page listed: grouping memories saved or archived
+    # since, or a request that says none, is refused.
+    version = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
     def __init__(self, *args, project, memories, **kwargs):
         super().__init__(*args, **kwargs)

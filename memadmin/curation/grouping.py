@@ -1,16 +1,22 @@
 """Turn similar pairs into clusters and related neighbours into theme groups, as plain data.
 
-A cluster is a connected group of near-duplicate pairs, joined strongest pair first (a
-maximum spanning forest), so its `similarity` is its weakest link: every member reaches
-every other through pairs at least that similar. Nothing here knows about Django.
+A cluster is a group of memories every two of which are a near-duplicate pair (a clique),
+found by complete-linkage clustering (SciPy's `linkage`): two groups merge only when every
+member of one is a pair with every member of the other, the closest groups first. So a
+chain (a like b, b like c, c unlike a) never makes one cluster, and a cluster's `similarity`
+is its least similar pair. Nothing here knows about Django.
 """
 
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import combinations
+
+import numpy as np
 
 KIND_ORDER = ("exact", "lexical", "embedding")  # the order the measures are applied in
+UNPAIRED = 2.0  # the distance of two items that are no pair (a pair's is 1 - similarity)
 WORD = re.compile(r"\w{3,}", re.UNICODE)
 COMMON_WORDS_MAX = 8
 
@@ -58,7 +64,7 @@ class _Forest:
 
 
 def clusters_of(pairs: Iterable[Pair]) -> list[Cluster]:
-    """Return the clusters the pairs make, biggest and most similar first.
+    """Return the cliques the pairs make, biggest and most similar first.
 
     A pair found by several measures counts once, by the first measure of `KIND_ORDER`.
     """
@@ -68,19 +74,45 @@ def clusters_of(pairs: Iterable[Pair]) -> list[Cluster]:
         if key not in best or KIND_ORDER.index(pair.kind) < KIND_ORDER.index(best[key].kind):
             best[key] = pair
     forest = _Forest()
-    joined: list[Pair] = []
-    for pair in sorted(best.values(), key=lambda p: (-p.similarity, p.first, p.second)):
-        if forest.join(pair.first, pair.second):
-            joined.append(pair)
-    groups: dict[int, list[Pair]] = {}
-    for pair in joined:
-        groups.setdefault(forest.root(pair.first), []).append(pair)
-    clusters = [_cluster(group) for group in groups.values()]
+    for first, second in best:
+        forest.join(first, second)
+    components: dict[int, set[int]] = {}
+    for first, second in best:
+        components.setdefault(forest.root(first), set()).update((first, second))
+    clusters = []
+    for component in components.values():
+        for members in _cliques(sorted(component), best):
+            clusters.append(_cluster([best[key] for key in combinations(members, 2)]))
     clusters.sort(key=lambda c: (-len(c.members), -c.similarity, c.members))
     return clusters
 
 
+def _cliques(members: list[int], pairs: dict[tuple[int, int], Pair]) -> list[tuple[int, ...]]:
+    """Return the groups of two or more `members` in which every two are one of `pairs`."""
+    if len(members) == 2:
+        return [tuple(members)]
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import squareform
+
+    position = {item: n for n, item in enumerate(members)}
+    distances = np.full((len(members), len(members)), UNPAIRED)
+    np.fill_diagonal(distances, 0.0)
+    for (first, second), pair in pairs.items():
+        if first in position and second in position:
+            i, j = position[first], position[second]
+            distances[i, j] = distances[j, i] = 1.0 - pair.similarity
+    # Complete linkage: a group's height is its farthest two members; below UNPAIRED, every
+    # two of them are a pair.
+    tree = linkage(squareform(distances, checks=False), method="complete")
+    labels = fcluster(tree, t=(1.0 + UNPAIRED) / 2, criterion="distance")
+    groups: dict[int, list[int]] = {}
+    for item, group in zip(members, labels.tolist(), strict=True):
+        groups.setdefault(group, []).append(item)
+    return [tuple(group) for group in groups.values() if len(group) > 1]
+
+
 def _cluster(pairs: list[Pair]) -> Cluster:
+    """Return the cluster of a clique's pairs, named by its weakest."""
     members = sorted({p.first for p in pairs} | {p.second for p in pairs})
     weakest = min(pairs, key=lambda p: (p.similarity, -KIND_ORDER.index(p.kind)))
     kinds = {p.kind for p in pairs}

@@ -1,7 +1,9 @@
 """Read a project's near-duplicate clusters, theme suggestions and a memory's related ones.
 
 Clusters are made at read time from the analysis's kept pairs, at the thresholds asked for,
-so tuning a threshold never needs the analysis run again.
+so tuning a threshold never needs the analysis run again. Only rewordings (one fact said
+twice) make clusters; variants (the same sentence about another thing) are listed apart, as
+alike, and never offered to archive.
 """
 
 from collections.abc import Sequence
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 
 from memadmin.composites.models import Composite, CompositeMember
+from memadmin.core.rewording import REWORDING, VARIANT, Comparison, compare
 from memadmin.core.worddiff import DiffOp, word_diff
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
@@ -51,6 +54,7 @@ class PairView:
     similarity: float
     kind: str
     diff: list[DiffOp]
+    comparison: Comparison
 
 
 @dataclass(frozen=True)
@@ -88,16 +92,59 @@ class Suggestion:
         return {"ids": [memory.pk for memory in self.memories]}
 
 
-def duplicate_clusters(analysis: Analysis | None, thresholds: Thresholds) -> list[Cluster]:
-    """Return the clusters of the analysis's pairs at these thresholds (ids are memory pks)."""
+def _admitted(analysis: Analysis | None, thresholds: Thresholds, relation: str) -> list[Pair]:
+    """Return the analysis's pairs of this relation at these thresholds (ids are memory pks).
+
+    A pair kept without a relation (an analysis of an older shape) is no rewording.
+    """
     if analysis is None:
         return []
-    pairs = (
+    return [
         Pair(first, second, similarity, kind)
-        for first, second, similarity, kind in analysis.pairs
-        if thresholds.admits(similarity, kind)
+        for first, second, similarity, kind, *rest in analysis.pairs
+        if (rest[0] if rest else VARIANT) == relation and thresholds.admits(similarity, kind)
+    ]
+
+
+def duplicate_clusters(analysis: Analysis | None, thresholds: Thresholds) -> list[Cluster]:
+    """Return the cliques of rewordings at these thresholds (ids are memory pks)."""
+    return clusters_of(_admitted(analysis, thresholds, REWORDING))
+
+
+def alike_pairs(analysis: Analysis | None, thresholds: Thresholds) -> list[Pair]:
+    """Return the variant pairs at these thresholds, most similar first: alike, two facts.
+
+    A pair found by both measures is listed once, by its higher similarity.
+    """
+    listed: dict[tuple[int, int], Pair] = {}
+    for pair in sorted(
+        _admitted(analysis, thresholds, VARIANT), key=lambda p: (-p.similarity, p.first, p.second)
+    ):
+        listed.setdefault((pair.first, pair.second), pair)
+    return list(listed.values())
+
+
+def pair_views(pairs: Sequence[Pair]) -> list[PairView]:
+    """Return the pairs with their memories, word diff and comparison (one query)."""
+    memories = Memory.objects.select_related("project").in_bulk(
+        {pk for pair in pairs for pk in (pair.first, pair.second)}
     )
-    return clusters_of(pairs)
+    return [
+        _pair_view(pair, memories[pair.first], memories[pair.second])
+        for pair in pairs
+        if pair.first in memories and pair.second in memories
+    ]
+
+
+def _pair_view(pair: Pair, first: Memory, second: Memory) -> PairView:
+    return PairView(
+        first=first,
+        second=second,
+        similarity=pair.similarity,
+        kind=pair.kind,
+        diff=word_diff(first.content, second.content),
+        comparison=compare(first.content, second.content, same_meaning=pair.kind == "embedding"),
+    )
 
 
 def clusters_json(project: Project, clusters: Sequence[Cluster]) -> dict:
@@ -120,14 +167,7 @@ def cluster_views(clusters: Sequence[Cluster], *, first_number: int = 1) -> list
         if not all(pk in memories for pk in cluster.members):
             continue  # a memory deleted since the analysis
         pairs = [
-            PairView(
-                first=memories[pair.first],
-                second=memories[pair.second],
-                similarity=pair.similarity,
-                kind=pair.kind,
-                diff=word_diff(memories[pair.first].content, memories[pair.second].content),
-            )
-            for pair in cluster.pairs
+            _pair_view(pair, memories[pair.first], memories[pair.second]) for pair in cluster.pairs
         ]
         views.append(
             ClusterView(

@@ -2,8 +2,10 @@
 
 Nothing here knows about Django: it takes texts or vectors and returns positions into them.
 
-- Lexical: scikit-learn's ``TfidfVectorizer`` over words (English stop words and words in
-  more than 1% of a large project's texts left out, sublinear term frequency); the cosine of
+- Lexical: scikit-learn's ``TfidfVectorizer`` over the texts' content words as
+  `memadmin.core.rewording.content_words` reads them (function words left out, inflections
+  undone, so "retried" and "retry" are one word; words in more than 1% of a large
+  project's texts left out too; sublinear term frequency); the cosine of
   two texts is the product of their unit-length rows, and sparse_dot_topn multiplies the
   sparse matrix by its transpose keeping only each row's best few (in C++, on all CPUs),
   so 100,000 texts never need a dense 100,000² matrix.
@@ -19,6 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from memadmin.core.rewording import content_words
 
 if TYPE_CHECKING:
     import faiss
@@ -78,7 +82,7 @@ def lexical_neighbours(
     from sparse_dot_topn import sp_matmul_topn
 
     vectorizer = TfidfVectorizer(
-        stop_words="english",
+        analyzer=content_words,
         sublinear_tf=True,
         max_df=max(COMMON_MIN, int(COMMON_SHARE * n)) if n > COMMON_MIN else 1.0,
         dtype=np.float32,

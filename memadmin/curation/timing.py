@@ -49,6 +49,7 @@ class Timing:
     save_s: float
     recall: float
     false_share: float
+    variants_offered: int  # planted variants (one fact with another number) a cluster holds
     clusters: int
     model_id: str
 
@@ -60,7 +61,10 @@ def build_project(*, count: int, progress: Progress) -> tuple[Project, PlantedCo
     project = project_create(identity="git:" + "c" * 40, name="Curation timing", actor="system")
     pack_install(project=project, spec=pack_load("magic-context"), actor="system")
     now = now_ms()
-    progress(f"writing {count:,} memories ({pairs:,} planted near-duplicate pairs)")
+    progress(
+        f"writing {count:,} memories ({len(corpus.duplicates):,} planted rewordings, "
+        f"{len(corpus.variants):,} planted variants)"
+    )
     rows = [
         Memory(
             project=project,
@@ -80,11 +84,12 @@ def build_project(*, count: int, progress: Progress) -> tuple[Project, PlantedCo
 
 
 def add_vectors(corpus: PlantedCorpus, pks: list[int], progress: Progress) -> None:
-    """Store a random vector per memory; each planted duplicate's is nearly its pair's."""
+    """Store a random vector per memory; each planted rewording's or variant's is nearly its
+    pair's (embeddings put a sentence with another number close to it, too)."""
     progress(f"writing {len(pks):,} vectors of {MODEL}")
     rng = np.random.default_rng(3)
     vectors = rng.standard_normal((len(pks), 384)).astype(FLOAT32)
-    for first, second, _ in corpus.duplicates:
+    for first, second in [pair[:2] for pair in corpus.duplicates] + corpus.variants:
         vectors[second] = vectors[first] + 0.1 * rng.standard_normal(384)
     now = now_ms()
     MemoryEmbedding.objects.bulk_create(
@@ -127,6 +132,7 @@ def time_analysis(project: Project, corpus: PlantedCorpus, pks: list[int]) -> Ti
         save_s=save_s,
         recall=len(found & planted) / len(planted),
         false_share=len(found - planted) / len(found) if found else 0.0,
+        variants_offered=len(found & {frozenset((pks[a], pks[b])) for a, b in corpus.variants}),
         clusters=len(clusters),
         model_id=computed.model_id,
     )

@@ -11,20 +11,28 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from memadmin.accounts.roles import role_required
+from memadmin.accounts.roles import has_role, role_required
 from memadmin.hidden_fields import BackForm
 from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.pagination import pager, query_pages
 from memadmin.projects.models import Project
 
 from .analysis import is_current
-from .forms import ArchiveForm, ThresholdForm
+from .forms import ThresholdForm
 from .health import KINDS, health_report
 from .models import Analysis
-from .selectors import Thresholds, cluster_views, duplicate_clusters, theme_suggestions
+from .selectors import (
+    Thresholds,
+    alike_pairs,
+    cluster_views,
+    duplicate_clusters,
+    pair_views,
+    theme_suggestions,
+)
 from .tasks import analysis_request
 
 CLUSTERS_PER_PAGE = 25
+ALIKE_SHOWN = 25  # variant pairs shown below the clusters, the most similar first
 SUGGESTIONS_PER_PAGE = 25
 ENTRIES_PER_PAGE = 100
 
@@ -67,6 +75,7 @@ def duplicates(request: HtmxHttpRequest, project_pk: int):
     form = ThresholdForm(request.GET or None)
     thresholds = Thresholds(**form.thresholds())
     clusters = [] if context["computing"] else duplicate_clusters(context["analysis"], thresholds)
+    alike = [] if context["computing"] else alike_pairs(context["analysis"], thresholds)
     page = Paginator(clusters, CLUSTERS_PER_PAGE).get_page(request.GET.get("page"))
     context.update(
         {
@@ -76,7 +85,8 @@ def duplicates(request: HtmxHttpRequest, project_pk: int):
             "pager": pager(page, query_pages(request.GET, request.path), label="Pages of clusters"),
             "clusters": cluster_views(page.object_list, first_number=page.start_index()),
             "total": len(clusters),
-            "archive_form": ArchiveForm(),
+            "alike": pair_views(alike[:ALIKE_SHOWN]),
+            "alike_total": len(alike),
             "next": request.get_full_path(),
         }
     )
@@ -126,6 +136,8 @@ def health(request: HtmxHttpRequest, project_pk: int):
     kind = request.GET.get("kind", "")
     entries = [e for e in report.entries if e.kind == kind] if kind in KINDS else report.entries
     page = Paginator(entries, ENTRIES_PER_PAGE).get_page(request.GET.get("page"))
+    # Each row's action only for those whose role allows it; the others get its view.
+    rows = [(entry, has_role(request.user, entry.action_role)) for entry in page.object_list]
     query = QueryDict(mutable=True)
     if kind in KINDS:
         query["kind"] = kind
@@ -135,6 +147,7 @@ def health(request: HtmxHttpRequest, project_pk: int):
         "counts": [(name, label, report.counts()[name]) for name, label in KINDS.items()],
         "kind": kind if kind in KINDS else "",
         "page": page,
+        "rows": rows,
         "pager": pager(page, query_pages(query, request.path), label="Pages of the queue"),
         "computing": report.computing,
     }

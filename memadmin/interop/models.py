@@ -241,6 +241,24 @@ class StoreWatermark(models.Model):
         )
 
 
+class WorkerLease(models.Model):
+    """A running background worker's word that it is alive, renewed every few seconds.
+
+    A task a worker claimed is its own while the lease holds; once ``expires_at`` has passed,
+    or, on the same host, its process ``pid`` is gone, the worker is taken as dead and its
+    running tasks and sync jobs are closed (`interop.worker_leases`).
+    """
+
+    worker_id = models.CharField(max_length=64, unique=True)
+    host = models.CharField(max_length=255)
+    pid = models.PositiveIntegerField()
+    renewed_at = models.BigIntegerField(help_text="Milliseconds since the epoch.")
+    expires_at = models.BigIntegerField(help_text="Milliseconds since the epoch.")
+
+    def __str__(self) -> str:
+        return f"{self.worker_id} (process {self.pid} on {self.host})"
+
+
 class StoreBase(models.Model):
     """What the store held for a memory when memadmin last read or wrote its row: the base.
 

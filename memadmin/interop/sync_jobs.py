@@ -4,8 +4,9 @@ A sync asked for on the Import/export page becomes a SyncJob and a task (`tasks.
 request returns at once. The worker runs the task, which writes the job's phase and counts
 as it goes (short autocommit updates, at most a few a second) and links the SyncRun the
 sync recorded. A sync that ends without one (the task itself failed) gets a failed run
-here. A job the worker went silent on, or that ran past its time, is closed by `job_reap`
-with a failed run saying so: the page never waits for ever.
+here. A job whose worker died (its lease void, `worker_leases`), went silent, or that ran
+past its time, is closed by `job_reap` with a failed run saying so: the page never waits
+for ever.
 """
 
 import time
@@ -17,6 +18,7 @@ from memadmin.core.clock import now_ms
 
 from .models import SyncJob, SyncRun, UpstreamStore
 from .sync_services import SyncRefused, context_db_sync
+from .worker_leases import orphans_close, task_job_id
 
 PROGRESS_INTERVAL_SECONDS = 0.5
 # A running job whose worker has not written for this long is taken as dead.
@@ -128,11 +130,23 @@ def failure_record(*, path: str, store: UpstreamStore | None, reason: str) -> Sy
 def job_reap(*, now: int | None = None) -> int:
     """Close the jobs that cannot finish any more, each with a failed run; return how many.
 
-    Those are running jobs whose worker wrote nothing for SILENT_MS (it died or was
-    killed), jobs running past JOB_TIMEOUT_MS and jobs no worker took in QUEUE_TIMEOUT_MS.
+    Those are jobs whose task's worker is dead (`orphans_close`: the task is closed too),
+    running jobs whose worker wrote nothing for SILENT_MS, jobs running past JOB_TIMEOUT_MS
+    and jobs no worker took in QUEUE_TIMEOUT_MS.
     """
+    from .tasks import store_sync  # the task module imports this one
+
     now = now_ms() if now is None else now
     reaped = 0
+    sync_path = f"{store_sync.func.__module__}.{store_sync.func.__qualname__}"
+    orphaned = [task_job_id(t) for t in orphans_close(now=now) if t.task_path == sync_path]
+    for job in SyncJob.objects.filter(
+        pk__in=[pk for pk in orphaned if pk is not None],
+        state__in=[SyncJob.State.QUEUED, SyncJob.State.RUNNING],
+    ):
+        reaped += _reap(
+            job, "the worker stopped while syncing (its process is gone or its lease expired)"
+        )
     running = SyncJob.objects.filter(state=SyncJob.State.RUNNING)
     queued = SyncJob.objects.filter(state=SyncJob.State.QUEUED)
     for job in running.filter(heartbeat_at__lt=now - SILENT_MS):

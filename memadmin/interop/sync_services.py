@@ -17,9 +17,8 @@ from contextlib import closing, nullcontext
 from pathlib import Path
 
 from django.db import transaction
-from django.db.models import Max
 
-from memadmin.audit.context import acting, current_change_id
+from memadmin.audit.context import acting
 from memadmin.core.contextdb import StoreError, StoreRead, inspect_store
 from memadmin.core.contextdb.changes import read_changed, store_marks
 from memadmin.core.contextdb.opening import DEFAULT_TIMEOUT_SECONDS
@@ -33,6 +32,7 @@ from .composite_readback import composites_after_sync
 from .models import StoreBase, StoreWatermark, SyncRun, UpstreamStore, Workspace
 from .store_writes import OFF, store_mode
 from .sync_lock import SyncBusy, sync_lock
+from .sync_moved import history_mark, moved_since, plan_leave_out, plan_touches
 from .sync_page_cache import sync_page_cache
 from .sync_plan import SyncPlan
 from .sync_planning import Planned, Refusal, plan_changed, plan_whole
@@ -42,10 +42,8 @@ from .sync_writes import SyncWriter
 from .workspace_sync import store_extras_sync
 
 DEFAULT_PACK = "magic-context"
+# The last attempt leaves the rows people keep saving out, rather than plan again.
 PLAN_ATTEMPTS = 3
-MOVED_MESSAGE = (
-    "memadmin's memories kept changing while the sync was planned; nothing was imported, try again"
-)
 
 Progress = Callable[[str, int, int], None]
 
@@ -102,7 +100,7 @@ def context_db_sync(
             return composites_after_sync(synced, path, push=not run.pull_only)
         except (SyncRefused, SyncBusy):
             raise
-        except Exception as error:
+        except BaseException as error:  # a stopped worker's interruption included
             run.fail(f"the sync stopped on an error, nothing was imported: {error!r}")
             raise
 
@@ -135,7 +133,8 @@ def _sync(
         raise run.refuse([str(error)]) from error
     report("read", 1, 1)
     warnings = [] if read is None else [p for p in read.problems if p.table != "memories"]
-    for _attempt in range(PLAN_ATTEMPTS):
+    attempt = 1
+    while True:
         try:
             return _plan_and_write(
                 run,
@@ -147,14 +146,14 @@ def _sync(
                 report,
                 _Marks(marks, changed, record_empty, None if known is None else known.marks()),
                 timeout,
+                last_attempt=attempt == PLAN_ATTEMPTS,
             )
         except Refusal as refusal:
             raise run.refuse(
                 refusal.messages, store=refusal.store, problems=refusal.problems, warnings=warnings
             ) from None
         except _Moved:
-            continue
-    raise run.refuse([MOVED_MESSAGE], warnings=warnings)
+            attempt += 1
 
 
 def _watermark(store_key: str) -> StoreWatermark | None:
@@ -192,25 +191,21 @@ class _Marks:
 
 
 class _Moved(Exception):
-    """A memory in scope changed between the plan and its last transaction: plan again."""
-
-
-def _history_mark() -> int:
-    """Return the newest memory version's id: what the plan is made from."""
-    return Memory.history.aggregate(mark=Max("history_id"))["mark"] or 0
-
-
-def _moved_since(mark: int, project_pks: set[int]) -> bool:
-    """Return True when someone else wrote a memory of these projects after ``mark``."""
-    return (
-        Memory.history.filter(history_id__gt=mark, project_id__in=project_pks)
-        .exclude(history_change_id=current_change_id())
-        .exists()
-    )
+    """A memory the plan writes was saved between the plan and its last transaction."""
 
 
 def _plan_and_write(
-    run: RunBook, read, info, store_key: str, pack, warnings, report, marks: _Marks, timeout
+    run: RunBook,
+    read,
+    info,
+    store_key: str,
+    pack,
+    warnings,
+    report,
+    marks: _Marks,
+    timeout,
+    *,
+    last_attempt: bool,
 ) -> SyncRun | None:
     """Plan the sync against memadmin's rows and write it; raise Refusal on any problem.
 
@@ -219,7 +214,7 @@ def _plan_and_write(
     watermark, when an incremental or unrecorded sync finds nothing to change.
     """
     store = UpstreamStore.objects.filter(store_uuid=store_key).first()
-    mark = _history_mark()
+    mark = history_mark()
     spec = _pack_spec(pack)
     try:
         if read is not None:
@@ -231,7 +226,9 @@ def _plan_and_write(
     except StoreError as error:
         raise Refusal([str(error)]) from error
     with closing(planned.plan.creates) if planned.streamed else nullcontext():
-        return _write(run, planned, store, store_key, info, spec, warnings, report, marks, mark)
+        return _write(
+            run, planned, store, store_key, info, spec, warnings, report, marks, mark, last_attempt
+        )
 
 
 def _write(
@@ -245,8 +242,14 @@ def _write(
     report,
     marks: _Marks,
     mark: int,
+    last_attempt: bool,
 ) -> SyncRun | None:
-    """Write a plan made without a problem (else refuse it), all or nothing."""
+    """Write a plan made without a problem (else refuse it), all or nothing.
+
+    Rows of the plan someone saved since ``mark`` make it plan again; on the last attempt
+    they are left out, as saved (`sync_moved`), and the store's marks are not moved on,
+    so that the next sync reads them again.
+    """
     project, plan, scope, problems = run.project, planned.plan, planned.scope, planned.problems
     upstream_of_pk = planned.upstream_of_pk
     if problems:
@@ -278,8 +281,13 @@ def _write(
         created = writer.projects(scope.projects, scope.identities(), spec)
         writer.new_rows()
         with transaction.atomic():
-            if _moved_since(mark, {p.pk for p in scope.projects.values()}):
+            moved = moved_since(mark, [p.pk for p in scope.projects.values()])
+            if moved:  # a save to a row the plan leaves alone changes nothing for it
+                moved &= plan_touches(plan, writer.pk_of_upstream)
+            if moved and not last_attempt:
                 raise _Moved
+            if moved:
+                warnings = warnings + plan_leave_out(plan, pushed, moved, writer.pk_of_upstream)
             writer.memories()
             writer.audit()
             sync_settle(
@@ -294,9 +302,12 @@ def _write(
             sessions = writer.sessions(planned.sessions, scope.session_filter(project))
             store.last_synced_at = run.started
             store.save(update_fields=["last_synced_at"])
-            if not project:  # one project's sync says nothing of the others' rows
+            # One project's sync says nothing of the others' rows; rows left out are read
+            # again from the marks the store had before.
+            kept = marks.previous if moved else marks.marks
+            if not project and kept is not None:
                 StoreWatermark.save_marks(
-                    store, marks.marks, checked_at=run.started, took=run.duration_ms()
+                    store, kept, checked_at=run.started, took=run.duration_ms()
                 )
             warnings = warnings + store_extras_sync(
                 path=run.path,

@@ -9,6 +9,7 @@ from memadmin.accounts.roles import role_required
 from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 
 from . import selectors
+from .freshness import stores_freshness
 from .models import UpstreamStore
 from .sync_jobs import active_jobs, job_queue, job_reap
 
@@ -20,6 +21,7 @@ def index_page(request: HtmxHttpRequest, *, template_name: str = "interop/index.
         "stores": selectors.store_list(),
         "runs": selectors.recent_runs(),
         "jobs": active_jobs(),
+        "freshness": stores_freshness(),
         **extra,
     }
     if not template_name.endswith("#sync-section"):

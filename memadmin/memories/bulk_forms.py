@@ -210,7 +210,7 @@ class MergeForm(forms.Form):
         help_text="Empty: the highest of the sources'.",
     )
     reason = reason_field()
-    # `merge_sources_version` of the memories the page lists: a merge over a newer save of
+    # `memories_version` of the memories the page lists: a merge over a newer save of
     # one of them, or one that says none, is refused.
     sources_version = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 

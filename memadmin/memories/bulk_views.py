@@ -26,8 +26,9 @@ from memadmin.htmx_request import HtmxHttpRequest
 
 from .bulk_forms import MERGE, BulkForm, MergeForm, ShownRowsForm, category_choices
 from .bulk_services import ACTIONS, BulkPlan, StalePlan, actions_allowed, bulk_apply, bulk_plan
-from .merge_services import StaleMerge, memory_merge, memory_merge_undo, merge_sources_version
+from .merge_services import StaleMerge, memory_merge, memory_merge_undo
 from .models import Memory
+from .selectors import memories_version
 from .tables import MAX_PER_PAGE
 
 PAST_TENSE = {
@@ -90,7 +91,9 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
             plan = _plan_now(data["action"], data["ids"], options)
             return _review(request, form, plan, refusals=error.messages, status=409)
         if plan.change:  # the undo reverts the memories' versions, or takes the added out
-            undo_message(request, _done(plan), change_id=change.change_id)
+            undo_message(
+                request, _done(plan), change_id=change.change_id, by_row=len(plan.change) > 1
+            )
         else:
             messages.success(request, _done(plan))
         return redirect(_list_url(form))
@@ -212,7 +215,7 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
     initial = {
         "ids": [source.pk for source in sources],
         "content": "\n".join(source.content for source in sources),
-        "sources_version": merge_sources_version(sources),
+        "sources_version": memories_version(sources),
     }
     form = MergeForm(request.POST or None, initial=initial)
     status = 200
@@ -233,7 +236,7 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
             # The page again over the memories as they are now; merging again is a choice.
             sources = stale.sources
             form.add_error(None, stale.message)
-            carry(form, "sources_version", merge_sources_version(sources))
+            carry(form, "sources_version", memories_version(sources))
             status = 409
         except ValidationError as error:
             # Merge errors name no form field (they are about the selection): show them above.

@@ -17,6 +17,7 @@ STATUS_FILTERS = [
     *Memory.Status.choices,
 ]
 EXPIRING_FILTERS = [("", "Any time"), ("7", "Expiring within 7 days")]
+IMPORTANCE_NONE = "none"  # the importance filter's word for memories without one
 
 
 class MemoryFilterForm(forms.Form):
@@ -34,6 +35,13 @@ class MemoryFilterForm(forms.Form):
     status = forms.ChoiceField(choices=STATUS_FILTERS, required=False, initial=LIVE)
     expiring = forms.ChoiceField(choices=EXPIRING_FILTERS, required=False, label="Expires")
     q = forms.CharField(required=False, max_length=200, label="Text")
+    importance = forms.RegexField(
+        regex=rf"^(\d{{1,3}}|{IMPORTANCE_NONE})$",
+        required=False,
+        max_length=4,
+        help_text=f"A number, or {IMPORTANCE_NONE!r} for memories without one.",
+        error_messages={"invalid": f"An importance is a number, or {IMPORTANCE_NONE!r}."},
+    )
 
     def selector_filters(self) -> dict:
         """Return the memory_list selector's arguments; no status chosen means live memories."""
@@ -45,6 +53,7 @@ class MemoryFilterForm(forms.Form):
             "status": "" if status == ANY else status,
             "text": data.get("q", ""),
             "expiring_days": int(data["expiring"]) if data.get("expiring") else None,
+            "importance": data.get("importance", ""),
         }
 
 

@@ -15,8 +15,6 @@ records everything `memory_merge_undo` needs: the sources' prior status, metadat
 `updated_at`, and each composite's state before and after.
 """
 
-import hashlib
-import json
 from collections.abc import Sequence
 
 from django.core.exceptions import ValidationError
@@ -31,6 +29,7 @@ from memadmin.core.hashing import normalized_hash
 
 from .models import Memory
 from .relation_hooks import relations_cite, relations_repoint, relations_restore
+from .selectors import memories_version
 from .services import CONTENT_MAX_CHARS, DuplicateMemory
 from .store_gateway import StoreChange, store_write
 
@@ -54,12 +53,6 @@ class StaleMerge(ValidationError):
             "listed as they are now, your text kept; nothing was merged.",
             code="stale",
         )
-
-
-def merge_sources_version(sources: Sequence[Memory]) -> str:
-    """Return the version of the sources a merge page lists: any save of one of them moves it."""
-    rows = sorted((memory.pk, memory.updated_at) for memory in sources)
-    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:32]
 
 
 def _refuse_sources(sources: list[Memory], wanted: int) -> None:
@@ -177,7 +170,7 @@ def memory_merge(
     The importance defaults to the highest of the sources'. Refused, with nothing written:
     fewer than two memories, several projects or categories, an archived source, empty
     text, or text identical to a source's or to another memory of the category. If
-    `expected_version` (`merge_sources_version` of the sources shown) is given and one of
+    `expected_version` (`memories_version` of the sources shown) is given and one of
     them was saved since, StaleMerge is raised.
     """
     ids = sorted({memory.pk for memory in memories})
@@ -187,7 +180,7 @@ def memory_merge(
         .filter(pk__in=ids)
         .order_by("pk")
     )
-    if expected_version is not None and expected_version != merge_sources_version(sources):
+    if expected_version is not None and expected_version != memories_version(sources):
         raise StaleMerge(sources)
     _refuse_sources(sources, len(ids))
     if importance is not None and not (isinstance(importance, int) and 1 <= importance <= 100):

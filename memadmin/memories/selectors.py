@@ -1,5 +1,9 @@
 """Read projects and memories."""
 
+import hashlib
+import json
+from collections.abc import Iterable
+
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from memadmin.core.clock import now_ms
@@ -30,12 +34,14 @@ def memory_list(
     status: str = "",
     text: str = "",
     expiring_days: int | None = None,
+    importance: str = "",
 ) -> QuerySet[Memory]:
-    """Return memories filtered by project, category, status, a text fragment and expiry.
+    """Return memories filtered by project, category, status, a text fragment, expiry, importance.
 
     A category matches its name in any case, or a part of a name. Status `live` is active or
     permanent. `expiring_days` keeps the memories whose expiry falls in that many days. The
     text is searched through the full-text index, best match first (see `search`).
+    `importance` is a number, or "none" for the memories without one.
     """
     memories = Memory.objects.select_related("project")
     if project is not None:
@@ -51,6 +57,10 @@ def memory_list(
         memories = memories.filter(
             expires_at__gte=now, expires_at__lt=now + expiring_days * 86_400_000
         )
+    if importance == "none":
+        memories = memories.filter(importance__isnull=True)
+    elif importance.isdigit():
+        memories = memories.filter(importance=int(importance))
     if text:
         memories = memory_search(memories, text)
     return memories
@@ -95,3 +105,10 @@ def memory_matches(term: str, *, project: int | None = None, limit: int = 20) ->
         by_id = Q(upstream_id=number) | Q(upstream_id__isnull=True, pk=number)
         return list(memories.filter(by_id)[:limit])
     return list(memory_search(memories, term)[:limit])
+
+
+def memories_version(memories: Iterable[Memory]) -> str:
+    """Return the version of the memories a page lists (a merge's sources, a group): a digest
+    of each one's id and `updated_at`, so any save of one of them moves it."""
+    rows = sorted((memory.pk, memory.updated_at) for memory in memories)
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:32]

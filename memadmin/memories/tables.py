@@ -21,6 +21,17 @@ class SelectColumn(tables.Column):
     def __init__(self, **kwargs):
         super().__init__(accessor="pk", orderable=False, verbose_name="Select", **kwargs)
 
+    @property
+    def header(self):
+        # Ticks every row shown (select_all.js); without scripts it is hidden, rows are ticked
+        # one by one.
+        label = "Select every memory shown"
+        return format_html(
+            '<input type="checkbox" class="js-only select-all" aria-label="{}" title="{}">',
+            label,
+            label,
+        )
+
     def render(self, value, record):
         return format_html(
             '<input type="checkbox" name="ids" value="{}" form="bulk-form" '
@@ -66,7 +77,7 @@ class MemoryTable(tables.Table):
         for bound in self.columns:
             bound.column.attrs = {
                 **bound.column.attrs,
-                "td": {**bound.column.attrs.get("td", {}), "data-label": str(bound.header)},
+                "td": {**bound.column.attrs.get("td", {}), "data-label": bound.verbose_name},
             }
 
     def paginate(self, *args, per_page=None, **kwargs):
@@ -92,8 +103,12 @@ class MemoryTable(tables.Table):
         )
 
     def render_id(self, record: Memory):
+        # Out of the Tab order: the text's link beside it goes to the same page, so a row is
+        # two stops (its checkbox, its text), not three.
         return format_html(
-            '<a href="{}">{}</a>', reverse("memories:detail", args=[record.pk]), record.display_id
+            '<a href="{}" tabindex="-1">{}</a>',
+            reverse("memories:detail", args=[record.pk]),
+            record.display_id,
         )
 
     def render_content(self, value: str, record: Memory):

@@ -83,14 +83,70 @@ def _before(history, object_ids: set[int], change_id: UUID) -> dict[int, object]
     return previous
 
 
+def _undone_parts(change_id: UUID) -> set[int | None]:
+    """Return which parts of a change were undone: memory ids, or None for the whole."""
+    undos = AuditEvent.objects.filter(action=UNDONE, changes__undoes=str(change_id))
+    return {event.changes.get("memory") for event in undos.only("changes")}
+
+
+def change_memories(change_id: UUID) -> list[tuple[Memory, object]]:
+    """Return each memory one change wrote, with its version from just before the change
+    (None for one the change made), in id order: what a person may undo one by one."""
+    ids = set(Memory.history.filter(history_change_id=change_id).values_list("id", flat=True))
+    rows = list(Memory.history.filter(id__in=ids).order_by("id", "history_id"))
+    memories = []
+    for memory in Memory.objects.filter(pk__in=ids).select_related("project").order_by("pk"):
+        versions = [row for row in rows if row.id == memory.pk]
+        first = next(i for i, row in enumerate(versions) if row.history_change_id == change_id)
+        memories.append((memory, versions[first - 1] if first else None))
+    return memories
+
+
+@transaction.atomic
+def memory_change_undo(*, change_id: UUID, memory_id: int, actor) -> Undone:
+    """Undo one memory's part of a change (after a bulk action, one row of it).
+
+    Refused, nothing written: a change that did not write this memory, a part undone
+    already, or a memory written again since (as for a whole change). The rest of the change
+    stays; undoing it whole afterwards is refused, since this memory changed since.
+    """
+    events = AuditEvent.objects.filter(change_id=change_id)
+    if not events.exists():
+        raise ValidationError("There is no such change to undo.")
+    if not Memory.history.filter(history_change_id=change_id, id=memory_id).exists():
+        raise ValidationError(f"This change did not write memory {memory_id}.")
+    undone = _undone_parts(change_id)
+    if None in undone or memory_id in undone:
+        raise ValidationError("This part of the change was undone already.")
+    version = _before(Memory.history, {memory_id}, change_id)[memory_id]
+    reason = f"Undo of change {change_id} for one memory"
+    memory = Memory.objects.get(pk=memory_id)
+    with acting(actor=actor, reason=reason, new_change=True):
+        memory_revert(memory=memory, version=version, actor=actor, reason=reason)
+        audit_record(
+            action=UNDONE,
+            target=memory,
+            project=memory.project,
+            category=memory.category,
+            changes={"undoes": str(change_id), "memory": memory_id},
+        )
+    return Undone(memories=1)
+
+
 @transaction.atomic
 def change_undo(*, change_id: UUID, actor) -> Undone:
     """Undo every write of one change; refuse whole, writing nothing, as the module says."""
     events = list(AuditEvent.objects.filter(change_id=change_id).order_by("pk"))
     if not events:
         raise ValidationError("There is no such change to undo.")
-    if AuditEvent.objects.filter(action=UNDONE, changes__undoes=str(change_id)).exists():
+    undone = _undone_parts(change_id)
+    if None in undone:
         raise ValidationError("This change was undone already.")
+    if undone:
+        shown = ", ".join(f"#{pk}" for pk in sorted(undone))
+        raise ValidationError(
+            f"Part of this change was undone already ({shown}); undo the rest one by one."
+        )
     reason = f"Undo of change {change_id}"
     memory_ids = set(
         Memory.history.filter(history_change_id=change_id).values_list("id", flat=True)

@@ -9,6 +9,7 @@ from memadmin.accounts.roles import has_role
 from memadmin.addresses import address
 from memadmin.core.diagrams.counts import Bar, counts_svg
 from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.interop.freshness import stores_freshness
 
 from .selectors import EXPIRING_DAYS, ProjectOverview, project_overviews
 
@@ -27,7 +28,8 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
         (overview, _chart(overview), {"project": overview.project.pk})
         for overview in project_overviews()
     ]
-    return render(request, "overview/index.html", {"cards": cards, "expiring_days": EXPIRING_DAYS})
+    context = {"cards": cards, "expiring_days": EXPIRING_DAYS, "freshness": stores_freshness()}
+    return render(request, "overview/index.html", context)
 
 
 def _chart(overview: ProjectOverview) -> str:

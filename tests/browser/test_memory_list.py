@@ -1,6 +1,7 @@
 """The memory list: filtering, sorting and paging swap only the table, with or without JavaScript."""
 
 import pytest
+from playwright.sync_api import expect
 
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.models import Memory
@@ -154,3 +155,33 @@ def test_a_bulk_field_shows_only_while_its_action_is_offered(
     assert category.is_visible()
     box.uncheck()
     composite.wait_for(state="visible")
+
+
+def test_slash_searches_from_any_page(logged_in_page, live_server, many_memories):
+    """ "/" opens the memory list's search from another page, focused; typing filters."""
+    page = logged_in_page("viewer")
+    page.goto(f"{live_server.url}/history/")
+    page.keyboard.press("/")
+    page.wait_for_url("**/memories/#search")
+    expect(page.locator('input[name="q"]')).to_be_focused()
+    page.keyboard.press("/")  # in the field, "/" is typed, not a shortcut
+    expect(page.locator('input[name="q"]')).to_have_value("/")
+
+
+def test_select_all_ticks_every_row_and_the_bulk_actions_follow(
+    logged_in_page, live_server, many_memories
+):
+    """The header box ticks every row shown and the bulk bar offers its actions for them;
+    a row is two Tab stops (its box, its text)."""
+    page = logged_in_page("editor")
+    page.goto(f"{live_server.url}/memories/")
+    rows = page.locator('#table-section tbody input[name="ids"]')
+    page.locator("input.select-all").check()
+    assert rows.count() > 1
+    assert all(rows.nth(n).is_checked() for n in range(rows.count()))
+    expect(page.locator("#bulk-action option[value=archive]")).to_have_count(1)
+    page.locator("input.select-all").uncheck()
+    assert not any(rows.nth(n).is_checked() for n in range(rows.count()))
+    first_row = page.locator("#table-section tbody tr").first
+    stops = first_row.locator("a:not([tabindex='-1']), input").count()
+    assert stops == 2

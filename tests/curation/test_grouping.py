@@ -35,14 +35,36 @@ def test_vector_neighbours_use_the_cosine():
     assert [(i, j) for i, j, _ in found.pairs] == [(0, 1)]
 
 
-def test_a_cluster_is_joined_strongest_pair_first_and_reports_its_weakest_link():
-    """Three memories linked 0.9 and 0.7 form one cluster of similarity 0.7."""
+def test_a_cluster_is_a_clique_reporting_its_least_similar_pair():
+    """Three memories, every two a pair, form one cluster of its weakest pair's similarity."""
     [cluster] = clusters_of(
         [Pair(1, 2, 0.9, "lexical"), Pair(2, 3, 0.7, "embedding"), Pair(1, 3, 0.65, "lexical")]
     )
     assert cluster.members == (1, 2, 3)
-    assert cluster.similarity == 0.7 and cluster.kind == "embedding"
-    assert len(cluster.pairs) == 2
+    assert cluster.similarity == 0.65 and cluster.kind == "lexical"
+    assert len(cluster.pairs) == 3
+
+
+def test_a_chain_is_not_a_cluster():
+    """1 like 2, 2 like 3, 3 like 4, but 1 unlike 3: no cluster holds two memories unlike."""
+    chain = [Pair(n, n + 1, 0.9 - n / 100, "lexical") for n in range(1, 44)]
+    clusters = clusters_of(chain)
+    assert all(len(cluster.members) == 2 for cluster in clusters)
+    assert [c.members for c in clusters][:2] == [(1, 2), (3, 4)]
+    held = [member for cluster in clusters for member in cluster.members]
+    assert len(held) == len(set(held))  # a memory is in one cluster at most
+
+
+def test_complete_linkage_joins_the_closest_groups_first():
+    """The closest pair is joined first; a group grows only by members paired with all of it."""
+    pairs = [
+        Pair(1, 2, 0.95, "lexical"),
+        Pair(1, 3, 0.9, "lexical"),
+        Pair(2, 3, 0.9, "lexical"),
+        Pair(4, 5, 0.8, "lexical"),
+        Pair(3, 4, 0.99, "lexical"),
+    ]
+    assert [c.members for c in clusters_of(pairs)] == [(3, 4), (1, 2)]
 
 
 def test_a_pair_found_twice_counts_by_the_first_measure():

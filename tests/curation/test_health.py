@@ -11,7 +11,7 @@ from memadmin.composites.services import composite_create
 from memadmin.core.clock import now_ms
 from memadmin.core.hashing import normalized_hash
 from memadmin.curation.analysis import analysis_refresh
-from memadmin.curation.health import KINDS, health_report
+from memadmin.curation.health import GROUP_FROM, KINDS, health_report
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.projects.services import project_set_budget
@@ -103,13 +103,13 @@ def entries_of(report, kind):
 
 
 def test_every_kind_is_found_with_its_action(unhealthy):
-    """Each planted problem is listed once, under its kind, linking to where it is resolved."""
+    """Each planted problem is listed, under its kind, linking to where it is resolved."""
     project = unhealthy["project"]
     report = health_report(project, analysis_refresh(project))
-    dropped = entries_of(report, "dropped")
-    assert dropped and all(e.memories[0].status == "permanent" for e in dropped)
-    assert {e.memories[0].pk for e in dropped} < {m.pk for m in unhealthy["permanent"]}
-    assert dropped[0].action == reverse("memories:edit", args=[dropped[0].memories[0].pk])
+    [dropped] = entries_of(report, "dropped")  # more than a few: one row
+    assert dropped.count >= GROUP_FROM and all(m.status == "permanent" for m in dropped.memories)
+    assert {m.pk for m in dropped.memories} < {m.pk for m in unhealthy["permanent"]}
+    assert dropped.action == reverse("ledger:page", args=[project.pk])
     [duplicates] = entries_of(report, "duplicates")
     assert {m.pk for m in duplicates.memories} == {m.pk for m in unhealthy["twins"]}
     assert duplicates.action == reverse("curation:duplicates", args=[project.pk]) + "#cluster-1"
@@ -119,8 +119,62 @@ def test_every_kind_is_found_with_its_action(unhealthy):
     assert expiring.memories == [unhealthy["expiring"]] and "expires in 1 day" in expiring.message
     [stale] = entries_of(report, "stale_header")
     assert stale.memories == [unhealthy["header"]] and stale.action == reverse("headermap:stale")
-    importance = {e.memories[0].pk for e in entries_of(report, "importance")}
-    assert importance == {unhealthy["unimportant"].pk} | {m.pk for m in unhealthy["crowd"]}
+    unset, crowded = entries_of(report, "importance")
+    assert unset.memories == [unhealthy["unimportant"]]
+    assert {m.pk for m in crowded.memories} == {m.pk for m in unhealthy["crowd"]}
+
+
+def test_a_crowded_default_importance_is_one_row_to_act_on_in_bulk(unhealthy, client_as):
+    """ "12 memories share the default importance 50": one row, linking the list of exactly
+    them, where an editor's bulk bar can set their importance."""
+    project = unhealthy["project"]
+    report = health_report(project, analysis_refresh(project))
+    [crowded] = [e for e in entries_of(report, "importance") if e.count > 1]
+    assert crowded.message == (
+        "12 memories share the default importance 50: set their importance in bulk."
+    )
+    assert crowded.action_role == "editor"
+    listed = client_as("editor").get(crowded.action)
+    assert listed.status_code == 200
+    shown = {
+        href
+        for href in (h for _, h in links(listed.content.decode()))
+        if href.startswith("/memories/") and href.rstrip("/").split("/")[-1].isdigit()
+    }
+    assert shown == {reverse("memories:detail", args=[m.pk]) for m in unhealthy["crowd"]}
+    assert b"bulk" in listed.content
+
+
+def test_the_queue_is_ranked_by_what_matters_for_the_injection(unhealthy):
+    """Left out of the injection first, then stale headers, unread categories, duplicates,
+    expiry, and importance last."""
+    project = unhealthy["project"]
+    report = health_report(project, analysis_refresh(project))
+    kinds = list(dict.fromkeys(entry.kind for entry in report.entries))
+    assert kinds == [
+        "dropped",
+        "stale_header",
+        "unknown_category",
+        "duplicates",
+        "expiring",
+        "importance",
+    ]
+
+
+def test_the_page_speaks_in_words_and_offers_a_viewer_no_refused_action(unhealthy, client_as):
+    """No raw label ("stale_header") in the What column, and no link a viewer follows is 403."""
+    project = unhealthy["project"]
+    viewer = client_as("viewer")
+    html = viewer.get(reverse("curation:health", args=[project.pk])).content.decode()
+    table = find(html, "table", class_="health-queue")
+    rows = find_all(table, "tr")[1:]
+    whats = [text(find_all(row, "td")[0]) for row in rows]
+    assert whats and not set(whats) & set(KINDS)
+    assert all(" " in what for what in whats)
+    targets = {href for row in rows for _, href in links(row)}
+    refused = [href for href in sorted(targets) if viewer.get(href).status_code == 403]
+    assert refused == []
+    assert "share the default importance 50" in html
 
 
 def test_the_default_importance_alone_is_no_problem(project):
@@ -131,8 +185,8 @@ def test_the_default_importance_alone_is_no_problem(project):
     assert entries_of(report, "importance") == []
 
 
-def test_the_command_prints_the_same_as_json(unhealthy):
-    """`manage.py health --json` lists the entries with ids, message and action."""
+def test_the_command_prints_what_the_page_shows(unhealthy, client_as):
+    """`manage.py health --json` lists the page's rows, in its order, in its words."""
     project = unhealthy["project"]
     out = StringIO()
     call_command("health", "--project", project.identity, "--json", stdout=out, stderr=StringIO())
@@ -142,15 +196,22 @@ def test_the_command_prints_the_same_as_json(unhealthy):
     assert result["counts"]["duplicates"] == 1
     stray = next(e for e in result["entries"] if e["kind"] == "unknown_category")
     assert stray["ids"] == [unhealthy["stray"].pk]
+    assert stray["label"] == "Category no plugin reads"
     assert stray["action"] == reverse("memories:edit", args=[unhealthy["stray"].pk])
+    html = client_as("editor").get(reverse("curation:health", args=[project.pk])).content
+    rows = find_all(find(html.decode(), "table", class_="health-queue"), "tr")[1:]
+    assert [text(find_all(row, "td")[2]) for row in rows] == [
+        e["message"] for e in result["entries"]
+    ]
+    assert [text(find_all(row, "td")[0]) for row in rows] == [e["label"] for e in result["entries"]]
 
 
 def test_the_page_lists_and_filters_the_queue(unhealthy, client_as):
     """The health page lists every entry with its action; ?kind= shows only that kind."""
     project = unhealthy["project"]
     url = reverse("curation:health", args=[project.pk])
-    html = client_as("viewer").get(url).content.decode()
-    assert "Category the pack lacks (1)" in html
+    html = client_as("editor").get(url).content.decode()
+    assert "Category no plugin reads (1)" in html
     (stray,) = find_all(
         find(html, "table", class_="health-queue"), "tr", class_="health-unknown_category"
     )

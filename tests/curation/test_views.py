@@ -3,12 +3,15 @@
 import pytest
 from django.urls import reverse
 
+from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create
 from memadmin.curation.models import Analysis
+from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.models import Memory
-from memadmin.memories.services import memory_create
-from tests.html_tree import attribute, field_error, find, find_all, links, text
+from memadmin.memories.selectors import memories_version
+from memadmin.memories.services import memory_create, memory_update
+from tests.html_tree import attribute, field_error, find, find_all, links, submitted, text
 
 THEME = [
     "Release train: tag the build with git tag before the release train leaves staging.",
@@ -30,6 +33,11 @@ def themed(project):
     theme = [make(text, importance=60 + n) for n, text in enumerate(THEME)]
     other = make("Tabs are for tables only.")
     return project, pair, theme, other
+
+
+def shown_version(pair) -> dict:
+    """The fields of the review page archiving pair[1] and keeping pair[0], a reason given."""
+    return {"keep": pair[0].pk, "expected_updated_at": pair[1].updated_at, "reason": "reordered"}
 
 
 def test_the_page_says_computing_until_a_result_is_kept(themed, client_as, settings):
@@ -60,9 +68,8 @@ def test_the_page_shows_each_pair_with_similarity_diff_and_actions(themed, clien
     assert find_all(diff, "del") or find_all(diff, "ins")
     # the pair spans two categories: no merge is offered, archiving is
     assert "a merge stays within one category" in html
-    archive = reverse("curation:archive", args=[pair[1].pk])
-    form = find(shown, "form", method="post", action=archive)
-    assert find(form, "input", name="expected_updated_at", value=str(pair[1].updated_at))
+    archive = f"{reverse('curation:archive', args=[pair[1].pk])}?keep={pair[0].pk}&next="
+    assert any(href.startswith(archive) for _, href in links(shown))
     assert "Group as alternatives" in html
 
 
@@ -110,11 +117,13 @@ def test_archiving_one_of_a_pair_keeps_the_other(themed, client_as):
     """Archive goes through the archive service, its reason naming the memory kept."""
     _, pair, _, _ = themed
     url = reverse("curation:archive", args=[pair[1].pk])
-    response = client_as("editor").post(url, {"keep": pair[0].pk, "next": "/curation/"})
+    response = client_as("editor").post(url, {**shown_version(pair), "next": "/curation/"})
     assert response.status_code == 302 and response["Location"] == "/curation/"
     pair[1].refresh_from_db()
     assert pair[1].status == "archived"
-    assert pair[1].metadata["archive_reason"] == f"near-duplicate of #{pair[0].display_id}"
+    assert pair[1].metadata["archive_reason"] == (
+        f"near-duplicate of #{pair[0].display_id}: reordered"
+    )
     assert Memory.objects.get(pk=pair[0].pk).status == "active"
 
 
@@ -125,7 +134,7 @@ def test_an_archive_never_goes_back_off_this_site(themed, client_as, target):
     """A `next` another site's (to a browser, `/\\host` is one) goes to the duplicates page."""
     _, pair, _, _ = themed
     url = reverse("curation:archive", args=[pair[1].pk])
-    response = client_as("editor").post(url, {"keep": pair[0].pk, "next": target})
+    response = client_as("editor").post(url, {**shown_version(pair), "next": target})
     assert response.status_code == 302
     assert response["Location"] == reverse("curation:duplicates", args=[pair[1].project_id])
     pair[1].refresh_from_db()
@@ -136,8 +145,9 @@ def test_archiving_a_memory_changed_since_the_page_is_refused(themed, client_as)
     """An archive posted with an older version of the memory is refused; nothing changes."""
     _, pair, _, _ = themed
     url = reverse("curation:archive", args=[pair[1].pk])
-    stale = {"keep": pair[0].pk, "expected_updated_at": pair[1].updated_at - 1}
-    response = client_as("editor").post(url, stale, follow=True)
+    stale = {**shown_version(pair), "expected_updated_at": pair[1].updated_at - 1}
+    response = client_as("editor").post(url, stale)
+    assert response.status_code == 409
     assert b"changed since the page was shown" in response.content
     assert Memory.objects.get(pk=pair[1].pk).status == "active"
 
@@ -189,6 +199,7 @@ def test_confirming_a_group_makes_the_composite(themed, client_as):
             "type": "theme",
             "head": str(theme[2].pk),
             "reason": "one train",
+            "version": memories_version(theme),
         },
     )
     composite = Composite.objects.get()
@@ -210,6 +221,7 @@ def test_confirming_a_group_with_a_new_header(themed, client_as):
             "head": "new",
             "header_text": "Theme: release train.",
             "header_category": "OPS_RULES",
+            "version": memories_version(theme),
         },
     )
     composite = Composite.objects.get()
@@ -292,3 +304,72 @@ def test_a_failed_analysis_says_why_and_offers_to_try_again(themed, client_as, m
     monkeypatch.undo()
     editor.post(reverse("curation:refresh", args=[project.pk]))
     assert Analysis.objects.get(project=project).state == "done"
+
+
+def test_variants_are_shown_alike_with_no_archive(project, client_as):
+    """One sentence about two environments: listed as alike, differing words marked, no action."""
+    staging, canary = (
+        memory_create(project=project, category="OPS_RULES", content=content, actor="system")
+        for content in (
+            "Feature flags of the billing service are read from Consul in staging.",
+            "Feature flags of the billing service are read from Consul in canary.",
+        )
+    )
+    html = client_as("editor").get(reverse("curation:duplicates", args=[project.pk]))
+    html = html.content.decode()
+    assert "0 clusters" in html
+    alike = find(html, "section", class_="alike-pairs")
+    (pair,) = find_all(alike, "div", class_="alike-pair")
+    diff = find(pair, "p", class_="word-diff")
+    assert [text(node) for node in find_all(diff, "del") + find_all(diff, "ins")] == [
+        "staging",
+        "canary",
+    ]
+    assert reverse("curation:archive", args=[canary.pk]) not in html
+    assert reverse("curation:archive", args=[staging.pk]) not in html
+
+
+def group_form_of(page: str) -> dict:
+    """Return what a browser posts from the group page's form as it stands."""
+    (form,) = find_all(page, "form", method="post", class_="stacked")
+    posted: dict = {}
+    for name, value in submitted(form):
+        posted.setdefault(name, []).append(value)
+    posted.pop("csrfmiddlewaretoken", None)
+    return posted
+
+
+@pytest.mark.parametrize("meanwhile", ["edited", "archived"])
+def test_grouping_memories_saved_since_the_page_makes_nothing(themed, client_as, meanwhile):
+    """A memory of the group was edited or archived after the page was shown: 409, nothing
+    made, the group listed as it is now; confirming that page makes the composite."""
+    project, _, theme, _ = themed
+    client = client_as("editor")
+    url = reverse("curation:group", args=[project.pk])
+    page = client.get(url, {"ids": [m.pk for m in theme]}).content.decode()
+    posted = {**group_form_of(page), "head": [str(theme[0].pk)]}
+    if meanwhile == "edited":
+        memory_update(memory=theme[1], actor="agent", content="Trains leave at nine, changed.")
+    else:
+        memory_archive(memory=theme[1], actor="agent", reason="gone")
+    before = (Composite.objects.count(), AuditEvent.objects.count())
+    response = client.post(url, posted)
+    body = response.content.decode()
+    assert response.status_code == 409
+    assert "since the page was shown" in body
+    assert (Composite.objects.count(), AuditEvent.objects.count()) == before
+    again = {**group_form_of(body), "head": [str(theme[0].pk)]}
+    assert client.post(url, again).status_code == 302
+    assert Composite.objects.count() == 1
+
+
+def test_grouping_that_says_no_version_makes_nothing(themed, client_as):
+    """A confirmation without the group's version is refused like a stale one."""
+    project, _, theme, _ = themed
+    response = client_as("editor").post(
+        reverse("curation:group", args=[project.pk]),
+        {"ids": [m.pk for m in theme], "type": "theme", "head": str(theme[0].pk)},
+    )
+    assert response.status_code == 409
+    assert "did not say which versions" in response.content.decode()
+    assert not Composite.objects.exists()

@@ -66,11 +66,11 @@ def test_a_crash_after_new_rows_leaves_nothing_and_is_recorded(store, monkeypatc
 
 
 def test_an_edit_made_while_the_sync_writes_makes_it_plan_again(store, monkeypatch):
-    """A save between the plan and the last transaction makes the sync plan again.
+    """A save between the plan and the last transaction, to a row the plan leaves alone, is kept.
 
-    The new plan compares the row as the person left it with the store as it is then, read
-    again: the save went through to the store, so the two agree and the sync leaves the
-    person's value, never the value the first plan read.
+    The sync writes the rows it planned (row 2) and does not plan again: the saved row is
+    not one it writes, and the save went through to the store, so the two agree. (A save to
+    a row the plan writes makes it plan again: `test_sync_starvation.py`.)
     """
     path = store(rows=rows_for(3))
     context_db_sync(path=path)

@@ -9,8 +9,9 @@ from memadmin.composites.models import CompositeMember
 from memadmin.composites.services import composite_create
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.bulk_services import StalePlan, bulk_apply, bulk_plan
-from memadmin.memories.merge_services import memory_merge, merge_sources_version
+from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
+from memadmin.memories.selectors import memories_version
 from memadmin.memories.services import memory_create, memory_update
 from tests.html_tree import definitions, find, find_all, submitted, text
 
@@ -510,7 +511,7 @@ class TestPages:
             {
                 "ids": [rows[0].pk, rows[1].pk],
                 "content": "Both rules.",
-                "sources_version": merge_sources_version(rows[:2]),
+                "sources_version": memories_version(rows[:2]),
             },
         )
         result = Memory.objects.get(content="Both rules.")
@@ -523,7 +524,7 @@ class TestPages:
             {
                 "ids": [rows[0].pk],
                 "content": "Alone.",
-                "sources_version": merge_sources_version(rows[:1]),
+                "sources_version": memories_version(rows[:1]),
             },
         )
         assert response.status_code == 400

@@ -204,3 +204,63 @@ def test_an_undo_never_goes_back_off_this_site(client_as, rows, target):
     response = client.post(url, {"next": target})
     assert (response.status_code, response.url) == (302, reverse("home"))
     assert Memory.objects.get(pk=rows[0].pk).status == "active"  # undone all the same
+
+
+def test_one_row_of_a_bulk_archive_can_be_undone_and_the_rest_kept(client_as, rows):
+    """After archiving two, "Undo some…" lists both; undoing one restores it alone, once, and
+    the whole change can no longer be undone (it would overwrite that undo)."""
+    client = client_as("editor")
+    page = bulk_archive(client, rows[:2])
+    some = attribute(find(page, "a", class_="undo-some"), "href")
+    assert some == undo_url(page)
+    listing = client.get(some).content.decode()
+    forms = [f for f in find_all(listing, "form", method="post") if "Undo for #" in text(f)]
+    assert len(forms) == 2
+    (first,) = [f for f in forms if f"Undo for #{rows[0].display_id}" in text(f)]
+    posted = dict(submitted(first))
+    after = client.post(attribute(first, "action"), posted, follow=True).content.decode()
+    assert "Undone: 1 memory restored." in after
+    statuses = dict(
+        Memory.objects.filter(pk__in=[rows[0].pk, rows[1].pk]).values_list("pk", "status")
+    )
+    assert statuses == {rows[0].pk: "active", rows[1].pk: "archived"}
+    again = client.post(attribute(first, "action"), posted, follow=True).content.decode()
+    assert "This part of the change was undone already." in again
+    whole = client.post(some, follow=True).content.decode()
+    assert "Part of this change was undone already" in whole
+    assert Memory.objects.get(pk=rows[1].pk).status == "archived"
+    # The other row is still undone on its own.
+    (second,) = [
+        f
+        for f in find_all(client.get(some).content.decode(), "form", method="post")
+        if f"Undo for #{rows[1].display_id}" in text(f)
+    ]
+    client.post(attribute(second, "action"), dict(submitted(second)))
+    assert Memory.objects.get(pk=rows[1].pk).status == "active"
+
+
+def test_an_undo_naming_no_memory_of_the_change_undoes_nothing(client_as, rows):
+    """A memory the change did not write, or a malformed one, is refused with nothing undone."""
+    client = client_as("editor")
+    url = undo_url(bulk_archive(client, rows[:2]))
+    for memory in (str(rows[2].pk), "abc"):
+        page = client.post(url, {"memory": memory}, follow=True).content.decode()
+        assert "nothing was undone" in page or "did not write memory" in page
+    statuses = set(
+        Memory.objects.filter(pk__in=[rows[0].pk, rows[1].pk]).values_list("status", flat=True)
+    )
+    assert statuses == {"archived"}
+
+
+def test_a_single_edit_offers_no_undo_by_row(client_as, rows):
+    """A change of one memory has its Undo and no "Undo some…"."""
+    client = client_as("editor")
+    memory = rows[0]
+    edit = client.get(reverse("memories:edit", args=[memory.pk])).content.decode()
+    (form,) = [
+        f for f in find_all(edit, "form", method="post") if attribute(f, "class") == "stacked"
+    ]
+    data = {**dict(submitted(form)), "content": "Rule zero, rewritten."}
+    page = client.post(reverse("memories:edit", args=[memory.pk]), data, follow=True)
+    assert undo_url(page.content.decode())
+    assert not find_all(page.content.decode(), "a", class_="undo-some")

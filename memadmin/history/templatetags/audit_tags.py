@@ -2,6 +2,7 @@
 
 from django import template
 
+from memadmin.audit.undo_messages import undo_by_row as by_row_of
 from memadmin.audit.undo_messages import undo_target as target_of
 from memadmin.history.timeline import memory_timeline as timeline_of
 
@@ -27,3 +28,9 @@ def action_words(action: str) -> str:
 def undo_target(message) -> str:
     """Return the address a message's Undo form posts to, or "" (see `audit.undo_messages`)."""
     return target_of(message)
+
+
+@register.filter
+def undo_by_row(message) -> bool:
+    """Return True if a message also offers its change's memories one by one."""
+    return by_row_of(message)

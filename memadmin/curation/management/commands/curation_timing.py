@@ -96,6 +96,7 @@ class Command(BaseCommand):
             f"{label}: computed in {timing.compute_s:.1f} s ({timing.compute_cpu_s:.1f} s CPU), "
             f"kept in {timing.save_s:.1f} s; total {total:.1f} s (target under {TARGET_S} s: "
             f"{met}). {timing.clusters:,} clusters; planted pairs found "
-            f"{timing.recall:.0%}, false pairs {timing.false_share:.0%}"
+            f"{timing.recall:.0%}, false pairs {timing.false_share:.0%}, planted variants "
+            f"offered {timing.variants_offered}"
             f"{'; embeddings of ' + timing.model_id if timing.model_id else ''}."
         )

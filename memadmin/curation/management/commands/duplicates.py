@@ -13,7 +13,12 @@ from memadmin.curation.analysis import (
     is_current,
 )
 from memadmin.curation.models import Analysis
-from memadmin.curation.selectors import Thresholds, clusters_json, duplicate_clusters
+from memadmin.curation.selectors import (
+    Thresholds,
+    alike_pairs,
+    clusters_json,
+    duplicate_clusters,
+)
 from memadmin.curation.tasks import embeddings_refresh
 from memadmin.projects.models import Project
 
@@ -28,9 +33,11 @@ def project_named(identity: str) -> Project:
 
 class Command(BaseCommand):
     help = (
-        "List a project's clusters of near-duplicate memories: the same text in two "
-        "categories (exact), similar words (lexical, TF-IDF cosine) and, where the store "
-        "holds embeddings, similar vectors (embedding cosine)."
+        "List a project's clusters of near-duplicate memories, groups in which every two say "
+        "one fact twice: the same text in two categories (exact), the same content words "
+        "(lexical, TF-IDF cosine) and, where the store holds embeddings, similar vectors "
+        "(embedding cosine). Variants (the same sentence about another service, place, "
+        "number, path or version, or negated) are two facts: never listed, only counted."
     )
 
     def add_arguments(self, parser):
@@ -72,6 +79,12 @@ class Command(BaseCommand):
         for notice in notices + analysis.notices:
             self.stderr.write(notice)
         clusters = duplicate_clusters(analysis, thresholds)
+        alike = len(alike_pairs(analysis, thresholds))
+        if alike:
+            self.stderr.write(
+                f"{alike} alike pairs not listed: variants, the same sentence about different "
+                "things (see the near-duplicates page)."
+            )
         if options["json"]:
             self.stdout.write(json.dumps(clusters_json(project, clusters), indent=2))
             return

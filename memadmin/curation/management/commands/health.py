@@ -14,9 +14,10 @@ from .duplicates import project_named
 
 class Command(BaseCommand):
     help = (
-        "List a project's health queue: memories left out of the injection although "
-        "permanent or important, near-duplicates, unknown categories, expiring memories, "
-        "stale headers and importance to set, each with the page that resolves it."
+        "List a project's health queue, what costs the injection most first: memories left "
+        "out of the injection although permanent or important, stale headers, categories no "
+        "plugin reads, facts said twice, expiring memories and importance to set; many "
+        "memories with one problem are one entry. Each entry names the page that resolves it."
     )
 
     def add_arguments(self, parser):
@@ -34,6 +35,6 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(report.to_json(), indent=2))
             return
         for entry in report.entries:
-            self.stdout.write(f"{entry.kind}\t{entry.message}\t{entry.action}")
+            self.stdout.write(f"{entry.label}\t{entry.message}\t{entry.action}")
         counts = ", ".join(f"{n} {KINDS[kind].lower()}" for kind, n in report.counts().items())
         self.stderr.write(f"{len(report.entries)} entries for {project.identity}: {counts}.")
