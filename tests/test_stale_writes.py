@@ -33,10 +33,11 @@ def memory(project):
 
 
 def hidden_fields(body: str, action: str) -> dict:
-    """The hidden fields of the page's form that posts to `action`."""
+    """The hidden fields of the page's form that posts to `action` ("" without a value, as a
+    browser sends it)."""
     form = find(body, "form", method="post", action=action)
     return {
-        attribute(field, "name"): attribute(field, "value")
+        attribute(field, "name"): attribute(field, "value") or ""
         for field in find_all(form, "input", type="hidden")
     }
 

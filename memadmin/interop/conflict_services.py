@@ -67,9 +67,10 @@ def conflict_resolve(
         memory.normalized_hash = normalized_hash(memory.content)
         memory.classified_at = None
     memory.updated_at = max(now, memory.updated_at + 1)
+    why = reason or f"sync conflict resolved: {CHOICES[keep]}"
     # Written even when the store's version is kept, so both sides agree on the time too.
-    _store_write(conflict, memory, theirs, chosen, now)
-    with acting(actor=actor, reason=reason or f"sync conflict resolved: {CHOICES[keep]}"):
+    _store_write(conflict, memory, theirs, chosen, now, why)
+    with acting(actor=actor, reason=why):
         memory.save()
         audit_record(
             action="conflict_resolved",
@@ -116,7 +117,9 @@ def _refuse_duplicate(memory: Memory, chosen: dict) -> None:
         raise DuplicateMemory(other)
 
 
-def _store_write(conflict: SyncConflict, memory: Memory, theirs: dict, chosen: dict, now: int):
+def _store_write(
+    conflict: SyncConflict, memory: Memory, theirs: dict, chosen: dict, now: int, reason: str
+):
     """Write the chosen version over the store's row as the conflict recorded it."""
     sets = {name: chosen[name] for name in _ATTRIBUTES if chosen[name] != theirs[name]}
     sets["updated_at"] = memory.updated_at
@@ -127,7 +130,9 @@ def _store_write(conflict: SyncConflict, memory: Memory, theirs: dict, chosen: d
             timeout=store_timeout(),
             now=now,
         ) as tx:
-            tx.update(conflict.store_values["id"], sets, expected=curated_digest(theirs))
+            tx.update(
+                conflict.store_values["id"], sets, expected=curated_digest(theirs), reason=reason
+            )
     except store_writing.RowChanged as error:
         raise ValidationError(
             "The agent changed this memory in the store again since the conflict was found; "

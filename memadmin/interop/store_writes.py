@@ -22,7 +22,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from memadmin.core.clock import now_ms
-from memadmin.core.contextdb import StoreError, composites_ddl
+from memadmin.core.contextdb import StoreError, composites_ddl, lifecycle
 from memadmin.core.contextdb import writing as store
 from memadmin.core.contextdb.opening import open_readonly
 from memadmin.memories.models import Memory
@@ -180,6 +180,22 @@ class ContextDbGateway:
         self._probes[project.pk] = (time.monotonic(), reason)
         return reason
 
+    def store_revision(self, memory: Memory) -> int | None:
+        """Return the store row's ``revision`` now, for a page to carry (None when unknown)."""
+        upstream = project_store(memory.project)
+        if upstream is None or store_mode() != THROUGH:
+            return None
+        try:
+            connection = open_readonly(Path(upstream.path), timeout=0.2)
+        except StoreError:
+            return None
+        try:
+            return store.read_revision(connection, memory.upstream_id)
+        except Exception:
+            return None
+        finally:
+            connection.close()
+
     def pending(self, memory_ids: Sequence[int]) -> set[int]:
         """Return which of the memories hold changes not yet in their store."""
         return set(
@@ -207,6 +223,9 @@ def probe(upstream: UpstreamStore, identity: str) -> str:
                 f"{path} is now another store (store_uuid {found or 'none'}, expected "
                 f"{expected or 'none'}); nothing is written to it"
             )
+        too_new = store.too_new_reason(connection)
+        if too_new:
+            return f"{path}: {too_new}"
         columns = store.column_facts(connection)
         reason = store.unwritable_reason(columns)
         if reason:
@@ -228,6 +247,7 @@ class _Write:
         self.olds = olds
         self.identity = project.identity
         self.digests: dict[int, str] = {}
+        self.retyped: list[Memory] = []
         self.publishes_composites = StoreComposites.objects.filter(
             store=upstream, published=True
         ).exists()
@@ -261,6 +281,11 @@ class _Write:
                     change.kind in ("update", "seen") and memory.upstream_id is None
                 ):
                     values = memory_insert_values(memory, self.identity, upstream_of)
+                    if tx.decision is not None:
+                        # The store writes it as `agent` (`user` is for host-verified user
+                        # messages); memadmin's memory says the same.
+                        memory.source_type = lifecycle.DASHBOARD_SOURCE_TYPE
+                        self.retyped.append(memory)
                     memory.upstream_id = tx.insert(values)
                     new_ids[id(memory)] = memory.upstream_id
             for change in self.changes:
@@ -289,7 +314,14 @@ class _Write:
                 successor = None
                 if change.kind == "supersede":
                     successor = _upstream_of_successor(memory, upstream_of, new_ids)
-                tx.update(memory.upstream_id, sets, expected=expected, superseded_by=successor)
+                tx.update(
+                    memory.upstream_id,
+                    sets,
+                    expected=expected,
+                    superseded_by=successor,
+                    reason=change.reason,
+                    expected_revision=change.expected_revision,
+                )
                 if successor is not None:
                     successors[memory.upstream_id] = successor
             if successors and self.publishes_composites:
@@ -299,6 +331,10 @@ class _Write:
 
     def settle(self) -> None:
         """Record the bases: each memory's curated values are the store's now."""
+        saved = [memory.pk for memory in self.retyped if memory.pk is not None]
+        if saved:
+            # A merge saves its result before the store names it; its type follows here.
+            Memory.objects.filter(pk__in=saved).update(source_type=lifecycle.DASHBOARD_SOURCE_TYPE)
         digests = {
             change.memory.pk: memory_digest(change.memory, self.identity)
             for change in self.changes

@@ -82,7 +82,9 @@ def memory_archive(*, memory: Memory, actor, reason: str = "", at_ms: int | None
         raise ValidationError(f"Memory #{current.display_id} is already archived.")
     changes = mark_archived(current, reason=reason, now=at_ms if at_ms is not None else now_ms())
     with acting(actor=actor, reason=reason):
-        receipt = store_write(project=current.project, changes=[StoreChange(current)])
+        receipt = store_write(
+            project=current.project, changes=[StoreChange(current, reason=reason)]
+        )
         current.save()
         receipt.settle()
         audit_record(
@@ -112,7 +114,9 @@ def memory_supersede(
     current.superseded_by = successor
     current.updated_at = max(at_ms if at_ms is not None else now_ms(), current.updated_at + 1)
     with acting(actor=actor, reason=reason):
-        receipt = store_write(project=current.project, changes=[StoreChange(current, "supersede")])
+        receipt = store_write(
+            project=current.project, changes=[StoreChange(current, "supersede", reason)]
+        )
         current.save()
         receipt.settle()
         audit_record(

@@ -293,7 +293,7 @@ def bulk_apply(
         records.append((AUDIT_ACTIONS[action], memory, changes))
     resolved = as_actor(actor)
     receipts = [
-        store_write(project=project, changes=[StoreChange(m) for m in group])
+        store_write(project=project, changes=[StoreChange(m, reason=reason) for m in group])
         for project, group in _by_project(plan.change)
     ]
     with acting(actor=actor, reason=reason):

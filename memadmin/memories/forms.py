@@ -68,6 +68,9 @@ class MemoryForm(forms.Form):
     status = forms.ChoiceField(choices=Memory.Status.choices, initial=Memory.Status.ACTIVE)
     reason = reason_field()
     expected_updated_at = WholeNumberField(required=False, widget=forms.HiddenInput)
+    # The store row's revision the page showed (a lifecycle store): the agent may bump it
+    # without changing a value memadmin shows.
+    expected_revision = WholeNumberField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args, project: Project, **kwargs):
         super().__init__(*args, **kwargs)

@@ -213,7 +213,7 @@ def memory_merge(
         receipt = store_write(
             project=result.project,
             changes=[StoreChange(result, "create")]
-            + [StoreChange(source, "supersede") for source in sources],
+            + [StoreChange(source, "supersede", reason) for source in sources],
         )
         if result.upstream_id is not None:
             # The result's row and its one version were saved before the store named its id.

@@ -165,6 +165,7 @@ def memory_update(
     memory: Memory,
     actor,
     expected_updated_at: int | None = None,
+    expected_revision: int | None = None,
     reason: str = "",
     at_ms: int | None = None,
     action: str | None = None,
@@ -176,7 +177,9 @@ def memory_update(
     `classified_at`. Only the fields whose value changes are checked and written: a value
     outside today's rules (a category the pack lacks) is kept when unchanged, and a call that
     changes nothing writes nothing. If `expected_updated_at` is given and the memory changed since, the save
-    is refused with StaleEdit and nothing is written. The audit event's action is `action`
+    is refused with StaleEdit and nothing is written; given `expected_revision` (the store row's
+    revision the page showed), a store row whose revision moved since is refused
+    (StoreRowChanged) with nothing written. The audit event's action is `action`
     if given (a revert records "reverted"), else named from what changed. Archiving keeps
     `reason` in the metadata as `memory_archive` does; taking an archived memory back to active
     or permanent drops the archive reason from its metadata.
@@ -235,7 +238,10 @@ def memory_update(
     if "status" in diff and diff["status"][0] == Memory.Status.ARCHIVED:
         diff |= forget_archive_reason(current)
     with acting(actor=actor, reason=reason):
-        receipt = store_write(project=current.project, changes=[StoreChange(current)])
+        receipt = store_write(
+            project=current.project,
+            changes=[StoreChange(current, reason=reason, expected_revision=expected_revision)],
+        )
         try:
             with transaction.atomic():
                 current.save()

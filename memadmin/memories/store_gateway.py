@@ -62,10 +62,15 @@ class StoreChange:
     ``kind`` is "create", "update", "supersede" (archived, superseded by ``memory``'s
     ``superseded_by``, which may be the memory a "create" of the same call makes), "seen"
     (an exact duplicate written again: only its seen count and time move) or "delete".
+    ``reason`` is the one the person typed for the change (kept in a lifecycle store's
+    ``memory_history``). ``expected_revision`` is the store row's ``revision`` the page
+    showed (None: not checked); a row whose revision moved since is refused.
     """
 
     memory: Memory
     kind: str = "update"
+    reason: str = ""
+    expected_revision: int | None = None
 
 
 @dataclass
@@ -91,6 +96,8 @@ class Gateway(Protocol):
 
     def pending(self, memory_ids: Sequence[int]) -> set[int]: ...
 
+    def store_revision(self, memory: Memory) -> int | None: ...
+
 
 _gateway: list[Gateway] = []
 
@@ -112,6 +119,13 @@ def read_only_reason(project: Project | None) -> str:
     if project is None or not _gateway:
         return ""
     return _gateway[0].read_only_reason(project)
+
+
+def store_revision(memory: Memory) -> int | None:
+    """Return the store row's ``revision`` now (None: no store, no such column, unreadable)."""
+    if not _gateway or memory.upstream_id is None:
+        return None
+    return _gateway[0].store_revision(memory)
 
 
 def pending_ids(memory_ids: Sequence[int]) -> set[int]:

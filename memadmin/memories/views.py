@@ -24,7 +24,7 @@ from .models import Memory
 from .search import uses_index
 from .services import DuplicateMemory, StaleEdit, memory_update
 from .services import memory_create as create_memory
-from .store_gateway import StoreDuplicate, StoreRowChanged
+from .store_gateway import StoreDuplicate, StoreRowChanged, store_revision
 from .tables import MemoryTable
 
 PAGE_SIZE = 25
@@ -142,6 +142,7 @@ def memory_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         for name in ("content", "category", "importance", "scope", "shareable", "status")
     }
     initial["expected_updated_at"] = memory.updated_at
+    initial["expected_revision"] = store_revision(memory)
     form = MemoryForm(request.POST or None, initial=initial, project=memory.project)
     context = {"form": form, "memory": memory, "project": memory.project}
     if request.method == "POST" and form.is_valid():
@@ -155,6 +156,7 @@ def memory_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                     actor=request.user,
                     reason=form.cleaned_data["reason"],
                     expected_updated_at=expected,
+                    expected_revision=form.cleaned_data["expected_revision"],
                     **form.service_fields(),
                 )
         except StaleEdit as error:
@@ -164,6 +166,8 @@ def memory_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             carry(form, "expected_updated_at", error.current.updated_at)
         except StoreRowChanged as error:
             context["store_version"] = error.store
+            # Saving again is over the store's row now shown, its revision included.
+            carry(form, "expected_revision", (error.store or {}).get("revision"))
             form.add_error(None, error)
         except (DuplicateMemory, StoreDuplicate) as error:
             context["duplicate"] = error.existing

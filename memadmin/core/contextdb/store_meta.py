@@ -26,6 +26,7 @@ from memadmin.core.contextdb.opening import (
     table_columns,
     translated_errors,
 )
+from memadmin.core.contextdb.write_checks import too_new_reason
 
 PROTECTED_KEYS = frozenset({"store_uuid"})
 
@@ -87,6 +88,9 @@ def _check_entries(entries: Mapping[str, str]) -> None:
 def _check_store(connection: sqlite3.Connection, path: Path) -> None:
     """Raise StoreError unless the file is a store with a usable ``context_store_meta``."""
     memory_columns(connection, path)
+    too_new = too_new_reason(connection)
+    if too_new:
+        raise StoreError(f"{path}: {too_new}")
     columns = table_columns(connection, "context_store_meta")
     if columns is None:
         raise StoreError(f"{path}: the store has no context_store_meta table")

@@ -48,6 +48,11 @@ WRITTEN_WHEN_PRESENT = frozenset(
 # Columns memadmin writes that every store it writes must have.
 WRITTEN_COLUMNS = KNOWN_COLUMNS - WRITTEN_WHEN_PRESENT
 LIVE_STATUSES = ("active", "permanent")
+# The newest upstream schema (highest ``schema_migrations.version``) memadmin was tested with:
+# v100, after the memory lifecycle of v99. A newer store may write in ways memadmin does not
+# know (upstream's own older plugins refuse it: ``enforceSchemaFence`` in ``storage-db.ts``),
+# so memadmin serves it read-only.
+NEWEST_TESTED_SCHEMA = 100
 AUTHORITY_MESSAGE = "context.db memory writes are managed by the Rust module"
 
 
@@ -135,6 +140,28 @@ def unwritable_reason(columns: Mapping[str, tuple[bool, object]]) -> str:
             f"does not know: {', '.join(unknown)}"
         )
     return ""
+
+
+def schema_version(connection: sqlite3.Connection) -> int | None:
+    """Return the highest migration recorded in ``schema_migrations`` (None without one)."""
+    columns = table_columns(connection, "schema_migrations")
+    if columns is None or "version" not in columns:
+        return None
+    row = connection.execute(
+        "SELECT max(CASE WHEN typeof(version) = 'integer' THEN version END) FROM schema_migrations"
+    ).fetchone()
+    return row[0]
+
+
+def too_new_reason(connection: sqlite3.Connection) -> str:
+    """Return why a store's schema is too new for memadmin to write ("" when it is not)."""
+    version = schema_version(connection)
+    if version is None or version <= NEWEST_TESTED_SCHEMA:
+        return ""
+    return (
+        f"its schema is version {version}, newer than the newest memadmin was tested with "
+        f"({NEWEST_TESTED_SCHEMA}); it is served read-only and never written"
+    )
 
 
 def column_facts(connection: sqlite3.Connection) -> dict[str, tuple[bool, object]]:

@@ -14,7 +14,10 @@ new text in ``memory_mutation_log``; an archive is logged ``archive``, a superse
 ``superseded``, a delete ``delete``; a change that brings a memory into the injection
 (restore, pin, unpin, a category move) bumps ``project_state.project_memory_epoch`` for the
 project and every other member of its workspaces. Where ``memories.revision`` exists each
-update is a compare-and-set on it.
+update is a compare-and-set on it. On a store with upstream's memory lifecycle (v99) a text
+edit, an archive and a supersede also write what upstream's applier writes for a dashboard
+operation (``lifecycle``): a history row with the reason typed, a journal receipt, the log's
+adoption class, the verification cleared, the successor link and the evidence.
 """
 
 import json
@@ -23,6 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from memadmin.core.contextdb import lifecycle
 from memadmin.core.contextdb.errors import StoreError
 from memadmin.core.contextdb.opening import check_file, store_uri, table_columns
 
@@ -43,6 +47,7 @@ from memadmin.core.contextdb.write_checks import (
     curated_digest,
     read_store_uuid,
     row_values,
+    too_new_reason,
     unwritable_reason,
 )
 from memadmin.core.hashing import normalized_hash
@@ -62,9 +67,11 @@ __all__ = [
     "authority_holds",
     "column_facts",
     "curated_digest",
+    "read_revision",
     "read_store_uuid",
     "row_values",
     "store_transaction",
+    "too_new_reason",
     "unwritable_reason",
 ]
 
@@ -72,12 +79,19 @@ __all__ = [
 class StoreTransaction:
     """One write transaction on a store; made by ``store_transaction``."""
 
-    def __init__(self, connection: sqlite3.Connection, path: Path, now: int):
+    def __init__(
+        self, connection: sqlite3.Connection, path: Path, now: int, decision_key: str = ""
+    ):
         self.connection = connection
         self.path = path
         self.now = now
         self.columns = column_facts(connection)
         self.bumped: set[str] = set()
+        self.decision = (
+            lifecycle.Decision(connection, now, decision_key or lifecycle.new_decision_key())
+            if lifecycle.is_lifecycle_store(connection)
+            else None
+        )
 
     # --- reading
 
@@ -92,12 +106,18 @@ class StoreTransaction:
         if why:
             raise StoreAuthority(f"{self.path}: project {project_path} is read-only: {why}")
 
-    def _expect(self, row_id: int, expected: str | None) -> dict:
+    def _expect(self, row_id: int, expected: str | None, revision: int | None = None) -> dict:
         current = self.current(row_id)
         if current is None:
             raise RowChanged(f"row {row_id} is gone from the store", None)
         if expected is not None and curated_digest(current) != expected:
             raise RowChanged(f"row {row_id} changed in the store since memadmin read it", current)
+        if revision is not None and "revision" in current and current["revision"] != revision:
+            raise RowChanged(
+                f"row {row_id} is at revision {current['revision']} in the store, "
+                f"not {revision} as when the page was loaded",
+                current,
+            )
         return current
 
     def _refuse_duplicate(self, project: str, category: str, digest: str, row_id=None) -> None:
@@ -127,6 +147,10 @@ class StoreTransaction:
             if name in self.columns and name not in ("id", "metadata")
         }
         row["normalized_hash"] = digest
+        if self.decision is not None and row.get("source_type") == "user":
+            # A lifecycle store keeps `user` for host-verified user messages (any insert of
+            # memadmin's, a sync's push included).
+            row["source_type"] = lifecycle.DASHBOARD_SOURCE_TYPE
         if "metadata_json" in self.columns:
             row["metadata_json"] = _json_or_null(values.get("metadata"))
         if isinstance(row.get("merged_from"), list | tuple):
@@ -149,14 +173,18 @@ class StoreTransaction:
         *,
         expected: str | None,
         superseded_by: int | None = None,
+        reason: str = "",
+        expected_revision: int | None = None,
     ) -> dict:
         """Write ``changes`` (column names, ``metadata`` as a dict) to row ``row_id``.
 
         Refuse with RowChanged when the row is gone or its curated values no longer have
         the digest ``expected``; with RowDuplicate when the new text or category collides.
+        ``reason`` is the person's, kept in the store's ``memory_history`` on a lifecycle
+        store. ``expected_revision``, when given, must still be the row's ``revision``.
         Return the row as written.
         """
-        before = self._expect(row_id, expected)
+        before = self._expect(row_id, expected, expected_revision)
         self.check_project(before["project_path"])
         sets = {name: value for name, value in changes.items() if name != "metadata"}
         if "metadata" in changes and "metadata_json" in self.columns:
@@ -173,18 +201,28 @@ class StoreTransaction:
             digest = sets.get("normalized_hash", before["normalized_hash"])
             self._refuse_duplicate(before["project_path"], category, digest, row_id)
         sets.setdefault("updated_at", self.now)
+        status = sets.get("status", before["status"])
+        operation = _lifecycle_operation(before, status, superseded_by, text_changed)
+        if self.decision is not None and operation:
+            self.decision.revised(before, operation, reason)
+            if text_changed:
+                sets.update(dict.fromkeys(self.decision.text_changed(row_id)))
         self._update_row(row_id, sets, before)
         if text_changed:
             self._run(
                 "DELETE FROM memory_embeddings WHERE memory_id = ?", (row_id,), "memory_embeddings"
             )
-        status = sets.get("status", before["status"])
+        log_id = None
         if superseded_by is not None:
-            self.log("superseded", before, superseded_by=superseded_by)
+            log_id = self.log("superseded", before, superseded_by=superseded_by)
         elif status == "archived" and before["status"] != "archived":
-            self.log("archive", before)
+            log_id = self.log("archive", before)
         elif text_changed:
-            self.log("update", before, new_content=changes["content"], category=category)
+            log_id = self.log("update", before, new_content=changes["content"], category=category)
+        if self.decision is not None and operation:
+            self.decision.logged(log_id, operation)
+            if superseded_by is not None:
+                self.decision.superseded(row_id, superseded_by)
         if _brings_in(before, status, category):
             self.bump_epochs(before["project_path"])
         return self.current(row_id)
@@ -197,6 +235,8 @@ class StoreTransaction:
         self._run(
             "DELETE FROM memory_embeddings WHERE memory_id = ?", (row_id,), "memory_embeddings"
         )
+        if self.decision is not None:
+            self.decision.deleted(row_id)
         self._run("DELETE FROM memories WHERE id = ?", (row_id,))
 
     def _update_row(self, row_id: int, sets: dict, before: dict) -> None:
@@ -215,11 +255,11 @@ class StoreTransaction:
         if cursor.rowcount != 1:
             raise RowChanged(f"row {row_id} changed in the store while being written", None)
 
-    def log(self, kind: str, row: Mapping, **values: object) -> None:
-        """Append one row to ``memory_mutation_log`` (when the store has it)."""
+    def log(self, kind: str, row: Mapping, **values: object) -> int | None:
+        """Append one row to ``memory_mutation_log`` (when the store has it); return its id."""
         columns = table_columns(self.connection, "memory_mutation_log")
         if columns is None:
-            return
+            return None
         entry = {
             "project_path": row["project_path"],
             "mutation_type": kind,
@@ -231,11 +271,17 @@ class StoreTransaction:
         }
         entry = {name: value for name, value in entry.items() if name in columns}
         names = list(entry)
-        self._run(
+        cursor = self._run(
             f"INSERT INTO memory_mutation_log ({', '.join(names)}) "
             f"VALUES ({', '.join('?' * len(names))})",
             [entry[name] for name in names],
         )
+        return cursor.lastrowid
+
+    def finish(self) -> None:
+        """Write what the transaction owes at its end (a lifecycle store's journal receipt)."""
+        if self.decision is not None:
+            self.decision.finish()
 
     def bump_epochs(self, project_path: str) -> None:
         """Bump ``project_memory_epoch`` for the project and every member of its workspaces."""
@@ -294,10 +340,27 @@ class StoreTransaction:
             raise
 
 
+def read_revision(connection: sqlite3.Connection, row_id: int) -> int | None:
+    """Return row ``row_id``'s ``revision`` (None without the column or the row)."""
+    if "revision" not in (table_columns(connection, "memories") or {}):
+        return None
+    row = connection.execute("SELECT revision FROM memories WHERE id = ?", (row_id,)).fetchone()
+    return None if row is None else row[0]
+
+
 def _json_or_null(value: object) -> str | None:
     if not value:
         return None
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _lifecycle_operation(
+    before: Mapping, status: str, superseded_by: int | None, text_changed: bool
+) -> str:
+    """Return the lifecycle operation an update is (upstream's dashboard classes), or ""."""
+    if superseded_by is not None or (status == "archived" and before["status"] != "archived"):
+        return lifecycle.ARCHIVE
+    return lifecycle.CONTENT if text_changed else ""
 
 
 def _brings_in(before: Mapping, status: str, category: str) -> bool:
@@ -309,15 +372,21 @@ def _brings_in(before: Mapping, status: str, category: str) -> bool:
 
 @contextmanager
 def store_transaction(
-    path: str | Path, *, store_uuid: str | None, timeout: float, now: int
+    path: str | Path,
+    *,
+    store_uuid: str | None,
+    timeout: float,
+    now: int,
+    decision_key: str = "",
 ) -> Iterator[StoreTransaction]:
     """Open the store read-write and yield one checked ``BEGIN IMMEDIATE`` transaction.
 
     ``store_uuid`` is the identity memadmin knows the store by (None: a store without one).
-    Raise StoreReadOnly when the file is gone, is another store, or has a ``memories``
-    table memadmin cannot write safely; StoreBusy when the write lock is not had within
+    Raise StoreReadOnly when the file is gone, is another store, has a schema newer than
+    memadmin was tested with, or has a ``memories`` table memadmin cannot write safely; StoreBusy when the write lock is not had within
     ``timeout`` seconds. The transaction commits when the block ends without an error and
-    rolls back otherwise.
+    rolls back otherwise. ``decision_key`` names the transaction in a lifecycle store's
+    journal (a fresh one when empty).
     """
     path = Path(path)
     try:
@@ -342,11 +411,15 @@ def store_transaction(
             raise StoreReadOnly(f"{path}: cannot be written ({error})") from error
         try:
             _check_identity(connection, path, store_uuid)
-            transaction = StoreTransaction(connection, path, now)
+            too_new = too_new_reason(connection)
+            if too_new:
+                raise StoreReadOnly(f"{path}: {too_new}")
+            transaction = StoreTransaction(connection, path, now, decision_key)
             reason = unwritable_reason(transaction.columns)
             if reason:
                 raise StoreReadOnly(f"{path}: {reason}")
             yield transaction
+            transaction.finish()
         except BaseException:
             connection.execute("ROLLBACK")
             raise

@@ -15,6 +15,7 @@ from memadmin.projects.models import Project
 from ..composite_conflicts import composite_conflicts
 from ..forms import CompositeConflictResolveForm, ConflictResolveForm
 from ..models import PendingCriteria, StoreBase, SyncConflict
+from ..proposals import pending_proposals
 from ..selectors import conflict_diff
 from ..store_writes import GATEWAY, PENDING, project_store, store_mode
 
@@ -34,6 +35,25 @@ def store_banner(project: Project | None) -> dict:
             memory__project=project, pending_since__isnull=False
         ).count(),
         "criteria_pending": PendingCriteria.objects.filter(project=project).exists(),
+    }
+
+
+@register.inclusion_tag("interop/includes/proposals.html")
+def store_proposals(project: Project | None, memory: Memory | None = None) -> dict:
+    """Render the agent's pending proposals for a synced project, or one memory's (read-only)."""
+    shown = pending_proposals(project, memory) if project else None
+    if shown is None:
+        return {}
+    return {
+        "shown": shown,
+        "memory": memory,
+        "rows": [
+            (
+                proposal,
+                [(target, shown.memories.get(target)) for target in proposal.target_ids],
+            )
+            for proposal in shown.proposals
+        ],
     }
 
 
