@@ -4,7 +4,7 @@ Without JavaScript the field is an ordinary text input: type an id (or, for comp
 title) and submit. With htmx, typing asks a small endpoint for at most PICK_LIMIT matches,
 shown under the field as buttons; choosing one asks the endpoint for the field again, its
 value set (`one`: replaced by the choice; `append`: the choice added to the ids already
-typed, the search word dropped, a separator after it) and focused. No page ever lists the whole store in a control.
+typed, the search word dropped, a separator after it), focused with the caret at its end. No page ever lists the whole store in a control.
 """
 
 import json
@@ -124,9 +124,9 @@ def picker_response(
             return HttpResponseBadRequest("A choice is an id such as #12.")
         widget = PickerInput(url_name, hint=hint, mode=asked["mode"], project=asked["project"])
         value = chosen_value(asked["text"], f"#{chosen}", asked["mode"])
-        # The field comes back focused (htmx focuses an autofocus element it swaps in), so
-        # the person types on where they were.
-        attrs = {"autofocus": True, **({"id": asked["id"]} if asked["id"] else {})}
+        # The field comes back marked: picker.js puts the caret after its value and focuses
+        # it as it is swapped in, so the person types on where they were.
+        attrs = {"data-focus-end": True, **({"id": asked["id"]} if asked["id"] else {})}
         return HttpResponse(widget.render(asked["field"], value, attrs))
     term = search_term(asked["text"], asked["mode"])
     query = {key: asked[key] for key in ("field", "mode", "id") if asked[key]}

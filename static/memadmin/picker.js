@@ -1,11 +1,13 @@
-// A picker whose choice was just made comes back from the server with `autofocus`: put the
-// caret after what the field holds (the chosen id and its separator), so typing goes on
-// with the next search instead of landing before the id.
-document.addEventListener("htmx:afterSettle", (event) => {
-  const field = event.target.querySelector?.(".picker input[autofocus]")
-    || (event.target.matches?.(".picker") && event.target.querySelector("input[autofocus]"));
+// A picker whose choice was just made comes back from the server marked `data-focus-end`:
+// as it is swapped in, put the caret after what the field holds (the chosen id and its
+// separator) and focus it, in one step, so typing goes on with the next search. (htmx's own
+// `autofocus` would focus first with the caret before the id, and a fast typist's first
+// letters would land there.)
+document.addEventListener("htmx:afterSwap", () => {
+  const field = document.querySelector(".picker input[data-focus-end]");
   if (!field) return;
-  field.focus();
+  field.removeAttribute("data-focus-end");
   const end = field.value.length;
   field.setSelectionRange(end, end);
+  field.focus();
 });

@@ -105,7 +105,7 @@ def test_choosing_appends_the_id_and_drops_the_search_word(memories, client_as):
     )
     picker = find(body, "span", class_="picker")
     field = find(picker, "input", type="text", name="members", id="id_members", value="3, #4, #9, ")
-    assert "autofocus" in field.attributes  # the person types on where they were
+    assert "data-focus-end" in field.attributes  # picker.js: caret after the value, focused
     assert chosen_value("#9", "#9", "append") == "#9, "
     # What is typed after the separator is a new search, not part of the id.
     assert search_term("#9, cold storage", "append") == "cold storage"
