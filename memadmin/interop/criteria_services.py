@@ -3,7 +3,7 @@
 The one table written is upstream's generic key/value table `context_store_meta`, under
 keys in memadmin's own namespace, after a backup copy of the store, in one transaction
 (`memadmin.core.contextdb.write_store_meta`). The keys, one per category and one for the
-hash, are documented in the README ("Criteria in the store"):
+hash, are documented in docs/store-protocol.md ("Criteria in the store"):
 
     memadmin.criteria.v1.<project identity>.<CATEGORY>   -> JSON, format "memadmin.criteria"
     memadmin.surface_hash.v1.<project identity>          -> JSON, format "memadmin.surface_hash"

@@ -1,7 +1,7 @@
 """Export a project as one JSON document: memories, composites, criteria overrides, reference sets.
 
-The format ("memadmin.project", version 1) is documented in the README ("Project export
-format"). Rows refer to each other by export keys (1, 2, ... in primary-key order), never
+The format ("memadmin.project", version 1) is documented in docs/store-protocol.md ("Project
+export format"). Rows refer to each other by export keys (1, 2, ... in primary-key order), never
 by this database's primary keys, and the JSON is written with sorted keys and fixed
 indentation: exporting, importing into an empty database and exporting again gives the
 same bytes.

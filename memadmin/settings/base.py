@@ -219,8 +219,8 @@ MEMADMIN_TOKENIZER_DIR = Path(
     os.environ.get("MEMADMIN_TOKENIZER_DIR", BASE_DIR / ".cache" / "ai-tokenizer")
 )
 
-# How edits of projects synced from a magic-context store reach it (see README, "Using your
-# own magic-context store"): "through" writes each edit to the store at once, "pending" keeps
+# How edits of projects synced from a magic-context store reach it (see docs/store-protocol.md,
+# "What is written to the store, and when"): "through" writes each edit to the store at once, "pending" keeps
 # it for the next sync on the machine with the file (a team server), "off" never writes.
 MEMADMIN_STORE_WRITES = os.environ.get("MEMADMIN_STORE_WRITES", "through")
 MEMADMIN_STORE_TIMEOUT = float(os.environ.get("MEMADMIN_STORE_TIMEOUT", "5"))
