@@ -120,19 +120,42 @@ def browser_type_launch_args(browser_type_launch_args):
     }
 
 
+def log_in(page, url: str, role: str):
+    """Sign a browser page in at the server `url` as the person with that role; return it."""
+    page.goto(f"{url}/login/")
+    page.fill("#id_username", role)
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{url}/")  # the overview
+    return page
+
+
 @pytest.fixture
 def logged_in_page(page, live_server, people):
     """Return a function that logs a browser page in as the person with that role."""
 
     def login(role: str = "editor"):
-        page.goto(f"{live_server.url}/login/")
-        page.fill("#id_username", role)
-        page.fill("#id_password", PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{live_server.url}/")  # the overview
-        return page
+        return log_in(page, live_server.url, role)
 
     return login
+
+
+@pytest.fixture
+def page_without_scripts(browser, live_server, people):
+    """Return a function giving a page with JavaScript off, signed in as that role
+    (`viewport` as Playwright takes it); its browser context is closed after the test."""
+    contexts = []
+
+    def open_page(role: str = "editor", *, viewport: dict | None = None):
+        options = {"java_script_enabled": False}
+        if viewport is not None:
+            options["viewport"] = viewport
+        contexts.append(browser.new_context(**options))
+        return log_in(contexts[-1].new_page(), live_server.url, role)
+
+    yield open_page
+    for context in contexts:
+        context.close()
 
 
 def pytest_report_header(config):

@@ -93,12 +93,14 @@ def change_memories(change_id: UUID) -> list[tuple[Memory, object]]:
     """Return each memory one change wrote, with its version from just before the change
     (None for one the change made), in id order: what a person may undo one by one."""
     ids = set(Memory.history.filter(history_change_id=change_id).values_list("id", flat=True))
-    rows = list(Memory.history.filter(id__in=ids).order_by("id", "history_id"))
+    versions: dict[int, list] = {}
+    for row in Memory.history.filter(id__in=ids).order_by("id", "history_id"):
+        versions.setdefault(row.id, []).append(row)
     memories = []
     for memory in Memory.objects.filter(pk__in=ids).select_related("project").order_by("pk"):
-        versions = [row for row in rows if row.id == memory.pk]
-        first = next(i for i, row in enumerate(versions) if row.history_change_id == change_id)
-        memories.append((memory, versions[first - 1] if first else None))
+        own = versions[memory.pk]
+        first = next(i for i, row in enumerate(own) if row.history_change_id == change_id)
+        memories.append((memory, own[first - 1] if first else None))
     return memories
 
 

@@ -281,18 +281,10 @@ def test_find_takes_you_to_the_row(logged_in_page, live_server, project, long_st
 
 
 def test_find_opens_at_the_row_without_javascript(
-    browser, live_server, project, people, long_store
+    page_without_scripts, live_server, project, long_store
 ):
     """Without scripts the page says the row is there and its link goes to it."""
-    context = browser.new_context(
-        java_script_enabled=False, viewport={"width": 1400, "height": 900}
-    )
-    page = context.new_page()
-    page.goto(f"{live_server.url}/login/")
-    page.fill("#id_username", "viewer")
-    page.fill("#id_password", "correct horse battery staple")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    page = page_without_scripts("viewer", viewport={"width": 1400, "height": 900})
     target = long_store[70]
     page.goto(
         f"{live_server.url}/ledger/{project.pk}/?counter=heuristic&mode=pack"
@@ -302,4 +294,3 @@ def test_find_opens_at_the_row_without_javascript(
     box = page.locator(f"#row-{target.display_id}").bounding_box()
     assert -1 <= box["y"] <= 900  # the anchor puts the row at the top (less a subpixel)
     assert page.evaluate("window.scrollY") > 1000
-    context.close()

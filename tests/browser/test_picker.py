@@ -76,19 +76,13 @@ def test_after_a_choice_the_next_search_is_typed_on_without_a_click(
 
 
 def test_without_javascript_ids_typed_with_a_trailing_separator_are_taken(
-    browser, live_server, project, people
+    page_without_scripts, live_server, project
 ):
     """The field is a plain text box without scripts: "12, 13, " adds both."""
     head = memory_create(project=project, category="OPS_RULES", content="Backups.", actor="agent")
     one = memory_create(project=project, category="OPS_RULES", content="Dry run.", actor="agent")
     two = memory_create(project=project, category="OPS_RULES", content="Cold.", actor="agent")
-    context = browser.new_context(java_script_enabled=False)
-    page = context.new_page()
-    page.goto(f"{live_server.url}/login/")
-    page.fill("#id_username", "editor")
-    page.fill("#id_password", "correct horse battery staple")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    page = page_without_scripts("editor")
     page.goto(f"{live_server.url}/composites/new/?head={head.pk}")
     page.fill("#id_members", f"#{one.display_id}, #{two.display_id}, ")
     page.click("button:has-text('Create')")
@@ -96,4 +90,3 @@ def test_without_javascript_ids_typed_with_a_trailing_separator_are_taken(
     composite = Composite.objects.get(head=head)
     members = CompositeMember.objects.filter(composite=composite).order_by("position")
     assert list(members.values_list("member_id", flat=True)) == [one.pk, two.pk]
-    context.close()
