@@ -180,20 +180,33 @@ class SyncWriter:
         bases, pks = self._bases(chunk, start, size), [row["id"] for row in chunk]
         later = len(self.later_references)
         began = time.perf_counter()
-        with transaction.atomic():
-            with indexed_in_bulk(pks):
-                rows_insert(Memory, [self._without_later(row, chunk, new) for row in chunk])
-            history_copy(
-                Memory,
-                pks,
-                actor=self.actor,
-                history_type="+",
-                reason=NEW_REASON,
-                corrections=self.later_references[later:],
-            )
-            rows_insert(StoreBase, bases)
-            self.written(chunk)
+        # Recorded before the commit, so an interruption landing just after it (a stopped
+        # worker's alarm) still leaves the chunk for `undo` to take out; if the chunk did
+        # not commit, its ids are forgotten again (its first row, by its upstream id too,
+        # tells: another writer may reuse an id a rolled-back chunk had).
         self.inserted += pks
+        try:
+            with transaction.atomic():
+                with indexed_in_bulk(pks):
+                    rows_insert(Memory, [self._without_later(row, chunk, new) for row in chunk])
+                history_copy(
+                    Memory,
+                    pks,
+                    actor=self.actor,
+                    history_type="+",
+                    reason=NEW_REASON,
+                    corrections=self.later_references[later:],
+                )
+                rows_insert(StoreBase, bases)
+                self.written(chunk)
+        except BaseException:
+            first = chunk[0]
+            committed = Memory.objects.filter(
+                pk=first["id"], upstream_id=first["upstream_id"]
+            ).exists()
+            if not committed:
+                del self.inserted[-len(pks) :]
+            raise
         self._step(len(chunk))
         return max(time.perf_counter() - began, 0.001)
 
