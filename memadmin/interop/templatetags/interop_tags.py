@@ -38,22 +38,21 @@ def store_banner(project: Project | None) -> dict:
     }
 
 
-@register.inclusion_tag("interop/includes/proposals.html")
-def store_proposals(project: Project | None, memory: Memory | None = None) -> dict:
-    """Render the agent's pending proposals for a synced project, or one memory's (read-only)."""
+@register.inclusion_tag("interop/includes/proposals.html", takes_context=True)
+def store_proposals(context, project: Project | None, memory: Memory | None = None) -> dict:
+    """Render the agent's pending proposals for a synced project, or one memory's (read-only).
+
+    A curator is offered the project's queue page.
+    """
     shown = pending_proposals(project, memory) if project else None
     if shown is None:
         return {}
     return {
         "shown": shown,
         "memory": memory,
-        "rows": [
-            (
-                proposal,
-                [(target, shown.memories.get(target)) for target in proposal.target_ids],
-            )
-            for proposal in shown.proposals
-        ],
+        "project": project,
+        "queue": False,
+        "can_curate": bool(context.get("can", {}).get("curate")),
     }
 
 
