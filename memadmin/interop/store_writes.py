@@ -38,6 +38,7 @@ from memadmin.memories.store_gateway import (
 from memadmin.projects.models import Project
 
 from .models import StoreBase, StoreComposites, SyncConflict, UpstreamProject, UpstreamStore
+from .newer_stores import newer_note
 from .store_values import (
     bases_of,
     bases_record,
@@ -224,6 +225,7 @@ def probe(upstream: UpstreamStore, identity: str) -> str:
                 f"{expected or 'none'}); nothing is written to it"
             )
         too_new = store.too_new_reason(connection)
+        newer_note(path, too_new)
         if too_new:
             return f"{path}: {too_new}"
         columns = store.column_facts(connection)
