@@ -197,6 +197,35 @@ class ContextDbGateway:
         finally:
             connection.close()
 
+    def store_revisions(self, memories: Sequence[Memory]) -> dict[int, int]:
+        """Return the store rows' ``revision`` now by memory id, one read per store."""
+        if store_mode() != THROUGH:
+            return {}
+        by_project: dict[int, list[Memory]] = {}
+        for memory in memories:
+            by_project.setdefault(memory.project_id, []).append(memory)
+        by_store: dict[int, tuple[UpstreamStore, list[Memory]]] = {}
+        for members in by_project.values():
+            upstream = project_store(members[0].project)
+            if upstream is not None:
+                by_store.setdefault(upstream.pk, (upstream, []))[1].extend(members)
+        found: dict[int, int] = {}
+        for upstream, members in by_store.values():
+            try:
+                connection = open_readonly(Path(upstream.path), timeout=0.2)
+            except StoreError:
+                continue
+            try:
+                revisions = store.read_revisions(connection, [m.upstream_id for m in members])
+            except Exception:
+                continue
+            finally:
+                connection.close()
+            found.update(
+                {m.pk: revisions[m.upstream_id] for m in members if m.upstream_id in revisions}
+            )
+        return found
+
     def pending(self, memory_ids: Sequence[int]) -> set[int]:
         """Return which of the memories hold changes not yet in their store."""
         return set(

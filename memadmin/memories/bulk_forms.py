@@ -12,6 +12,7 @@ from memadmin.taxonomy.models import Category
 from .bulk_services import ACTIONS, MERGE
 from .picker import COMPOSITE_HINT, PickerInput, typed_id
 from .relation_hooks import relations
+from .revision_fields import StoreRevisionsField
 
 # How the bulk bar's select names each action: those needing more input end in "…".
 ACTION_LABELS = {
@@ -213,6 +214,9 @@ class MergeForm(forms.Form):
     # `memories_version` of the memories the page lists: a merge over a newer save of
     # one of them, or one that says none, is refused.
     sources_version = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+    # The sources' store revisions as the page read them (a lifecycle store): a source the
+    # agent revised since, even without a change memadmin shows, refuses the merge.
+    store_revisions = StoreRevisionsField()
 
     def clean(self):
         """Show a refused `ids` above the form: it is the page's selection, not a box's."""

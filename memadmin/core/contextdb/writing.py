@@ -22,7 +22,7 @@ adoption class, the verification cleared, the successor link and the evidence.
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -346,6 +346,23 @@ def read_revision(connection: sqlite3.Connection, row_id: int) -> int | None:
         return None
     row = connection.execute("SELECT revision FROM memories WHERE id = ?", (row_id,)).fetchone()
     return None if row is None else row[0]
+
+
+def read_revisions(connection: sqlite3.Connection, row_ids: Sequence[int]) -> dict[int, int]:
+    """Return the ``revision`` of each of ``row_ids`` the store has (none without the column)."""
+    if "revision" not in (table_columns(connection, "memories") or {}):
+        return {}
+    wanted = sorted(set(row_ids))
+    found: dict[int, int] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        found.update(
+            connection.execute(
+                f"SELECT id, revision FROM memories WHERE id IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            ).fetchall()
+        )
+    return found
 
 
 def _json_or_null(value: object) -> str | None:

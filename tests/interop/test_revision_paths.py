@@ -1,0 +1,86 @@
+"""Every write path carries the store revisions its page read (lifecycle stores).
+
+The agent can raise a row's ``revision`` without changing a value memadmin shows; a merge,
+a revert, an archive, a bulk action, a curation archive or an admin change made from a page
+read before that is refused with nothing written on either side, and the page then carries
+the revisions now stored. The edit page is covered by ``test_revision_version.py``.
+"""
+
+import pytest
+from django.urls import reverse
+
+from memadmin.core.contextdb.writing import read_revisions
+from memadmin.interop.store_writes import GATEWAY
+from memadmin.interop.sync_services import context_db_sync
+from memadmin.memories.models import Memory
+from tests.html_tree import find, posted
+from tests.interop.test_store_writes import store_exec, store_query, store_row, synced
+from tests.lifecycle_store import add_lifecycle
+from tests.upstream_store import make_row
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def lifecycle_store(store):
+    path = add_lifecycle(
+        store(
+            rows=[
+                make_row(content="Deploys need the VPN.", category="CONSTRAINTS"),
+                make_row(content="VPN before every deploy.", category="CONSTRAINTS"),
+            ],
+            sessions=[],
+        )
+    )
+    context_db_sync(path=path)
+    GATEWAY._probes.clear()
+    return path
+
+
+def agent_bumps_revision(path, row_id: int) -> None:
+    store_exec(path, "UPDATE memories SET revision = revision + 1 WHERE id = ?", (row_id,))
+
+
+def untouched(path) -> None:
+    """Nothing of the refused write reached the store."""
+    assert store_query(path, "SELECT count(*) FROM memory_history") == [(0,)]
+    assert [store_row(path, i)["status"] for i in (1, 2)] == ["active", "active"]
+
+
+def form_of(page: str, action: str) -> dict:
+    return posted(find(page, "form", action=action))
+
+
+def test_the_store_revisions_are_read_in_one_go(lifecycle_store):
+    """`read_revisions` gives each row's revision (none for an unknown id)."""
+    import sqlite3
+
+    agent_bumps_revision(lifecycle_store, 2)
+    connection = sqlite3.connect(lifecycle_store)
+    try:
+        assert read_revisions(connection, [1, 2, 99]) == {1: 1, 2: 2}
+    finally:
+        connection.close()
+
+
+def test_a_merge_from_before_a_revision_bump_is_refused(client_as, lifecycle_store):
+    """The merge page carries both sources' revisions; the agent bumps one; the merge is
+    refused (409) with nothing written, and merging again from the page then goes through."""
+    client = client_as("editor")
+    ids = [synced(1).pk, synced(2).pk]
+    url = reverse("memories:merge") + f"?ids={ids[0]}&ids={ids[1]}"
+    page = client.get(url).content.decode()
+    data = form_of(page, reverse("memories:merge"))
+    assert data["store_revisions"] == f"{ids[0]}:1 {ids[1]}:1"
+    agent_bumps_revision(lifecycle_store, 2)
+    data.update(content="VPN before every deploy, always.", reason="one rule")
+    response = client.post(reverse("memories:merge"), data)
+    assert response.status_code == 409
+    assert "revision 2" in response.content.decode()
+    untouched(lifecycle_store)
+    assert Memory.objects.filter(project=synced(1).project).count() == 2
+    again = form_of(response.content.decode(), reverse("memories:merge"))
+    assert again["store_revisions"] == f"{ids[0]}:1 {ids[1]}:2"
+    again.update(content="VPN before every deploy, always.", reason="one rule")
+    assert client.post(reverse("memories:merge"), again).status_code == 302
+    assert store_row(lifecycle_store, 2)["status"] == "archived"
