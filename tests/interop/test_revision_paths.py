@@ -84,3 +84,40 @@ def test_a_merge_from_before_a_revision_bump_is_refused(client_as, lifecycle_sto
     again.update(content="VPN before every deploy, always.", reason="one rule")
     assert client.post(reverse("memories:merge"), again).status_code == 302
     assert store_row(lifecycle_store, 2)["status"] == "archived"
+
+
+def revert_forms(page: str, memory) -> list[dict]:
+    from tests.html_tree import find_all
+
+    action = reverse("audit:memory_revert", args=[memory.pk])
+    return [posted(form) for form in find_all(page, "form", action=action)]
+
+
+def test_a_revert_from_before_a_revision_bump_is_refused(client_as, lifecycle_store, people):
+    """The history page's revert carries the row's store revision; the agent bumps it; the
+    revert is refused (409), nothing written; reverting again from the page goes through."""
+    from memadmin.memories.services import memory_update
+
+    memory_update(memory=synced(1), actor=people["editor"], content="Deploys need the new VPN.")
+    client = client_as("editor")
+    history_url = reverse("audit:memory_history", args=[synced(1).pk])
+    forms = revert_forms(client.get(history_url).content.decode(), synced(1))
+    oldest = min(forms, key=lambda data: int(data["version"]))
+    assert oldest["store_revisions"] == f"{synced(1).pk}:2"
+    agent_bumps_revision(lifecycle_store, 1)
+    oldest["reason"] = "back"
+    response = client.post(reverse("audit:memory_revert", args=[synced(1).pk]), oldest)
+    assert response.status_code == 409
+    assert "revision 3" in response.content.decode()
+    assert store_row(lifecycle_store, 1)["content"] == "Deploys need the new VPN."
+    assert store_query(lifecycle_store, "SELECT count(*) FROM memory_history") == [(1,)]
+    again = next(
+        data
+        for data in revert_forms(response.content.decode(), synced(1))
+        if data["version"] == oldest["version"]
+    )
+    assert again["store_revisions"] == f"{synced(1).pk}:3"
+    again["reason"] = "back"
+    response = client.post(reverse("audit:memory_revert", args=[synced(1).pk]), again)
+    assert response.status_code == 302
+    assert store_row(lifecycle_store, 1)["content"] == "Deploys need the VPN."
