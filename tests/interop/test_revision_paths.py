@@ -121,3 +121,25 @@ def test_a_revert_from_before_a_revision_bump_is_refused(client_as, lifecycle_st
     response = client.post(reverse("audit:memory_revert", args=[synced(1).pk]), again)
     assert response.status_code == 302
     assert store_row(lifecycle_store, 1)["content"] == "Deploys need the VPN."
+
+
+def test_a_curation_archive_from_before_a_revision_bump_is_refused(client_as, lifecycle_store):
+    """The near-duplicate archive page carries the row's store revision; the agent bumps
+    it; archiving is refused (409), nothing written; archiving again goes through."""
+    client = client_as("curator")
+    url = reverse("curation:archive", args=[synced(2).pk])
+    page = client.get(url + f"?keep={synced(1).pk}").content.decode()
+    data = form_of(page, url)
+    assert data["store_revisions"] == f"{synced(2).pk}:1"
+    agent_bumps_revision(lifecycle_store, 2)
+    data["reason"] = "same rule"
+    response = client.post(url, data)
+    assert response.status_code == 409
+    assert "revision 2" in response.content.decode()
+    untouched(lifecycle_store)
+    assert synced(2).status == "active"
+    again = form_of(response.content.decode(), url)
+    assert again["store_revisions"] == f"{synced(2).pk}:2"
+    again["reason"] = "same rule"
+    assert client.post(url, again).status_code == 302
+    assert store_row(lifecycle_store, 2)["status"] == "archived"
