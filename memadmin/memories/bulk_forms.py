@@ -121,6 +121,9 @@ class BulkForm(ShownRowsForm):
     expected = WholeNumberField(required=False, widget=forms.HiddenInput, min_value=0)
     # The review's BulkPlan.fingerprint: the confirmation is refused if a row changed since.
     fingerprint = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+    # The store revisions of the rows reviewed (a lifecycle store): a row the agent revised
+    # since, even with no change memadmin shows, refuses the confirmation.
+    store_revisions = StoreRevisionsField()
     next = LocalPathField()  # the list page, its filters kept
 
     def __init__(

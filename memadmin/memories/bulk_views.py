@@ -91,6 +91,7 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
                     memory_ids=data["ids"],
                     expected=data["expected"] or 0,
                     fingerprint=data["fingerprint"],
+                    expected_revisions=data["store_revisions"],
                     actor=request.user,
                     reason=data["reason"],
                     **options,
@@ -186,6 +187,7 @@ def _confirmation(form: BulkForm, plan: BulkPlan) -> BulkForm:
         "composite": composite.pk if composite is not None else "",
         "expected": len(plan.change),
         "fingerprint": plan.fingerprint(),
+        "store_revisions": revisions_text(plan.change),
         "next": _list_url(form),
     }
     return BulkForm(initial=initial, categories=[])

@@ -143,3 +143,26 @@ def test_a_curation_archive_from_before_a_revision_bump_is_refused(client_as, li
     again["reason"] = "same rule"
     assert client.post(url, again).status_code == 302
     assert store_row(lifecycle_store, 2)["status"] == "archived"
+
+
+def test_a_bulk_archive_from_before_a_revision_bump_is_refused(client_as, lifecycle_store):
+    """The bulk review carries each row's store revision; the agent bumps one; confirming
+    is refused (409) with nothing written; the review shown again then goes through."""
+    client = client_as("editor")
+    ids = [synced(1).pk, synced(2).pk]
+    review = client.post(
+        reverse("memories:bulk"), {"ids": ids, "action": "archive", "next": "/memories/"}
+    ).content.decode()
+    data = form_of(review, reverse("memories:bulk"))
+    assert data["store_revisions"] == f"{ids[0]}:1 {ids[1]}:1"
+    agent_bumps_revision(lifecycle_store, 1)
+    data.update(confirm="1", reason="old rules")
+    response = client.post(reverse("memories:bulk"), data)
+    assert response.status_code == 409
+    assert "revision 2" in response.content.decode()
+    untouched(lifecycle_store)
+    again = form_of(response.content.decode(), reverse("memories:bulk"))
+    assert again["store_revisions"] == f"{ids[0]}:2 {ids[1]}:1"
+    again.update(confirm="1", reason="old rules")
+    assert client.post(reverse("memories:bulk"), again).status_code == 302
+    assert [store_row(lifecycle_store, i)["status"] for i in (1, 2)] == ["archived", "archived"]
