@@ -36,6 +36,7 @@ from memadmin.memories.store_gateway import (
     StoreRowChanged,
 )
 from memadmin.projects.models import Project
+from memadmin.store_rehearsal import rehearsing
 
 from .models import StoreBase, StoreComposites, SyncConflict, UpstreamProject, UpstreamStore
 from .newer_stores import newer_note
@@ -300,6 +301,7 @@ class _Write:
             store_uuid=store_uuid_of(self.upstream),
             timeout=store_timeout(),
             now=now_ms(),
+            rehearse=rehearsing(),
         ) as tx:
             tx.check_project(self.identity)
             new_ids: dict[int, int] = {}

@@ -166,3 +166,41 @@ def test_a_bulk_archive_from_before_a_revision_bump_is_refused(client_as, lifecy
     again.update(confirm="1", reason="old rules")
     assert client.post(reverse("memories:bulk"), again).status_code == 302
     assert [store_row(lifecycle_store, i)["status"] for i in (1, 2)] == ["archived", "archived"]
+
+
+def admin_form(client, memory) -> tuple[str, dict]:
+    url = reverse("admin:memories_memory_change", args=[memory.pk])
+    page = client.get(url).content.decode()
+    return url, posted(find(page, "form", id="memory_form"))
+
+
+def test_an_admin_save_writes_the_store_once(client_as, lifecycle_store):
+    """A change in the admin reaches the store once: one history row, revision 2."""
+    client = client_as("admin")
+    url, data = admin_form(client, synced(1))
+    data.update(content="Deploys need the new VPN.", reason="new VPN", _save="Save")
+    response = client.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert store_row(lifecycle_store, 1)["content"] == "Deploys need the new VPN."
+    assert store_row(lifecycle_store, 1)["revision"] == 2
+    assert store_query(lifecycle_store, "SELECT count(*) FROM memory_history") == [(1,)]
+
+
+def test_an_admin_save_from_before_a_revision_bump_is_refused(client_as, lifecycle_store):
+    """The admin's change form carries the row's store revision; the agent bumps it; the
+    save is refused on the form, nothing written; saving again goes through."""
+    client = client_as("admin")
+    url, data = admin_form(client, synced(1))
+    assert data["store_revisions"] == f"{synced(1).pk}:1"
+    agent_bumps_revision(lifecycle_store, 1)
+    data.update(content="Deploys need the new VPN.", reason="new VPN", _save="Save")
+    response = client.post(url, data)
+    assert response.status_code == 200
+    assert "revision 2" in response.content.decode()
+    untouched(lifecycle_store)
+    assert store_row(lifecycle_store, 1)["content"] == "Deploys need the VPN."
+    again = posted(find(response.content.decode(), "form", id="memory_form"))
+    assert again["store_revisions"] == f"{synced(1).pk}:2"
+    again.update(_save="Save")
+    assert client.post(url, again).status_code == 302
+    assert store_row(lifecycle_store, 1)["revision"] == 3

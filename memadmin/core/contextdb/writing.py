@@ -395,6 +395,7 @@ def store_transaction(
     timeout: float,
     now: int,
     decision_key: str = "",
+    rehearse: bool = False,
 ) -> Iterator[StoreTransaction]:
     """Open the store read-write and yield one checked ``BEGIN IMMEDIATE`` transaction.
 
@@ -403,7 +404,8 @@ def store_transaction(
     memadmin was tested with, or has a ``memories`` table memadmin cannot write safely; StoreBusy when the write lock is not had within
     ``timeout`` seconds. The transaction commits when the block ends without an error and
     rolls back otherwise. ``decision_key`` names the transaction in a lifecycle store's
-    journal (a fresh one when empty).
+    journal (a fresh one when empty). ``rehearse`` rolls back even a block that ends well:
+    every check made, nothing written.
     """
     path = Path(path)
     try:
@@ -440,6 +442,9 @@ def store_transaction(
         except BaseException:
             connection.execute("ROLLBACK")
             raise
+        if rehearse:
+            connection.execute("ROLLBACK")
+            return
         try:
             connection.execute("COMMIT")
         except sqlite3.OperationalError as error:
