@@ -84,6 +84,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "memadmin.accounts.context_processors.roles",
+                "memadmin.interop.context_processors.newer_stores_notice",
             ],
             # Tags of no one app: every app's forms use these hidden fields.
             "libraries": {"hidden_fields": "memadmin.hidden_field_tags"},
