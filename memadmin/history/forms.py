@@ -7,6 +7,7 @@ from django import forms
 from memadmin.audit.reason_field import reason_field
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
+from memadmin.projects.widgets import ProjectSelect
 
 from . import selectors
 
@@ -43,7 +44,10 @@ class EventFilterForm(forms.Form):
 
     actor = forms.CharField(required=False, max_length=150, widget=forms.Select)
     project = RowChoiceField(
-        queryset=Project.objects.order_by("name"), required=False, empty_label="All projects"
+        queryset=Project.objects.order_by("name"),
+        required=False,
+        empty_label="All projects",
+        widget=ProjectSelect,
     )
     category = forms.CharField(required=False, max_length=40, widget=forms.Select)
     action = forms.CharField(

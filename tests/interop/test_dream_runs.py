@@ -105,9 +105,7 @@ def test_the_reader_finds_runs_tasks_and_changed_memories(dream_store):
     ]
 
 
-def test_the_page_lists_each_run_with_its_memories_linked_to_their_history(
-    dream_store, client_as
-):
+def test_the_page_lists_each_run_with_its_memories_linked_to_their_history(dream_store, client_as):
     """Every changed memory links to its history page in memadmin."""
     project = Project.objects.get(identity=PROJECT)
     response = client_as("viewer").get(reverse("interop:dream_runs", args=[project.pk]))
@@ -118,15 +116,10 @@ def test_the_page_lists_each_run_with_its_memories_linked_to_their_history(
     merged = html_tree.find(page, "section", id="run-1")
     assert "consolidate" in html_tree.text(merged)
     assert "failed: model timed out" in html_tree.text(merged)
-    history = {
-        text: href
-        for text, href in html_tree.links(html_tree.find(merged, "ul", class_="dream-changes"))
-    }
+    history = dict(html_tree.links(html_tree.find(merged, "ul", class_="dream-changes")))
     for upstream_id in (1, 2, 3):
         memory = project.memories.get(upstream_id=upstream_id)
-        assert history[f"#{memory.display_id}"] == reverse(
-            "audit:memory_history", args=[memory.pk]
-        )
+        assert history[f"#{memory.display_id}"] == reverse("audit:memory_history", args=[memory.pk])
     assert "archived" not in html_tree.text(merged)
 
 

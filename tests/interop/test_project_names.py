@@ -161,3 +161,18 @@ def test_a_sync_keeps_a_name_a_person_chose(named_store, client_as):
     assert (other.name, other.name_source) == (OTHER_PROJECT, "identity")
     renamed = AuditEvent.objects.filter(action="project_renamed", project=other).latest("pk")
     assert renamed.changes["name"] == ["Till", OTHER_PROJECT]
+
+
+def test_project_pickers_show_names_with_the_identity_on_hover(named_store, client_as):
+    """The memory list's project picker lists names; each option's title is the identity."""
+    page = client_as("viewer").get(reverse("memories:list")).content.decode()
+    picker = html_tree.find(page, "select", name="project")
+    options = {
+        html_tree.text(option): html_tree.attribute(option, "title")
+        for option in html_tree.find_all(picker, "option")
+    }
+    assert options == {
+        "All projects": None,
+        "billing-api": OTHER_PROJECT,
+        "Checkout": PROJECT,
+    }
