@@ -4,10 +4,12 @@ Which store is served, first match wins: `--demo` (the seeded demo store, var/me
 `--context-db PATH`; the environment variable `MEMADMIN_CONTEXT_DB=PATH`; magic-context's
 default store `$XDG_DATA_HOME/cortexkit/magic-context/context.db` (`~/.local/share/...`) if it
 exists; otherwise the demo store. A magic-context store is synced into a memadmin database of
-its own, var/stores/<digest of its path>/, so it never mixes with the demo; each start syncs
-what changed. The background worker (`manage.py run_worker`: syncs started from the web, and a
-look at the store every 2 s) runs beside the web server and stops with it: SIGTERM, SIGINT
-or SIGHUP stop both within seconds, and one `serve` at a time runs on a store's directory.
+its own, var/stores/<digest of its path>/, so it never mixes with the demo. The first start
+syncs the store before serving; a later one serves at once and leaves what changed since to
+the background worker's first look, a second later (`--no-serve` syncs it before returning).
+The background worker (`manage.py run_worker`: syncs started from the web, and a look at the
+store every 2 s) runs beside the web server and stops with it: SIGTERM, SIGINT or SIGHUP stop
+both within seconds, and one `serve` at a time runs on a store's directory.
 """
 
 import argparse
@@ -104,8 +106,19 @@ def set_up_store(store: Path, environ: dict[str, str]) -> Path:
     return real
 
 
-def prepare(store: Path | None, port: int, out) -> None:
-    """Migrate, then sync the store (and make its first admin) or seed the demo."""
+def synced_before(store: Path) -> bool:
+    """Return True when this database has synced the store already (a restart)."""
+    from memadmin.interop.models import UpstreamStore
+
+    return UpstreamStore.objects.filter(path=str(store)[:1000]).exists()
+
+
+def prepare(store: Path | None, port: int, out, *, worker_syncs: bool = False) -> None:
+    """Migrate, then sync the store (and make its first admin) or seed the demo.
+
+    With ``worker_syncs`` (the worker is about to start), a store synced before is not read
+    here: the worker's first refresh brings in what changed, while the server already answers.
+    """
     from django.contrib.auth import get_user_model
     from django.core.management import CommandError, call_command
 
@@ -119,10 +132,14 @@ def prepare(store: Path | None, port: int, out) -> None:
         )
         print("          viewer, editor and curator exist too, with the same password.", file=out)
         return
-    try:
-        call_command("sync_context_db", str(store), incremental=True, stdout=out)
-    except CommandError as error:
-        raise Refused(f"the sync of {store} was refused ({error}); nothing was imported") from error
+    if worker_syncs and synced_before(store):
+        print(f"{store}: synced before; the background worker brings in what changed", file=out)
+    else:
+        try:
+            call_command("sync_context_db", str(store), incremental=True, stdout=out)
+        except CommandError as error:
+            message = f"the sync of {store} was refused ({error}); nothing was imported"
+            raise Refused(message) from error
     if not get_user_model().objects.filter(username="admin").exists():
         print(file=out)
         call_command("person", "add", "admin", "--role", "admin", stdout=out)
@@ -164,16 +181,18 @@ def serve(args: argparse.Namespace, environ: dict[str, str], out) -> int:
         lock = instance_lock(Path(settings.VAR_DIR))
     except InstanceBusy as busy:
         raise Refused(str(busy)) from None
-    prepare(store, port, out)
+    prepare(store, port, out, worker_syncs=not args.no_serve)
     print(file=out)
     if args.no_serve:
         return 0
     # Django's debug pages (tracebacks) stay off unless you ask: DJANGO_DEBUG=1.
     # This listens on 127.0.0.1 only; the README's "Serving on a LAN" serves other people.
     # --noreload: one server process, which the stop reaches; code is not reloaded.
+    # --skip-checks: the worker, a management command too, runs Django's system checks as it
+    # starts, and the migrations were just applied; the server need not wait for them again.
     return run_beside(
         django_command("run_worker"),
-        django_command("runserver", f"127.0.0.1:{port}", "--noreload"),
+        django_command("runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks"),
         cwd=BASE_DIR,
         hold=[lock],
     )

@@ -124,9 +124,10 @@ def run_beside(
     previous = {signum: signal.signal(signum, asked) for signum in STOP_SIGNALS}
     children: list[subprocess.Popen] = []
     try:
-        children.append(_start(worker, cwd, hold))
+        # The server first: on a busy machine the worker's start-up then does not delay it.
         web = _start(server, cwd, hold)
         children.append(web)
+        children.append(_start(worker, cwd, hold))
         while asked.signal is None:
             status = web.poll()
             if status is not None:
