@@ -19,7 +19,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from memadmin.serve_processes import InstanceBusy, instance_lock, run_beside
+from memadmin.serve_processes import GatedServer, InstanceBusy, instance_lock, run_beside
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DEFAULT_PORT = 8000
@@ -181,21 +181,21 @@ def serve(args: argparse.Namespace, environ: dict[str, str], out) -> int:
         lock = instance_lock(Path(settings.VAR_DIR))
     except InstanceBusy as busy:
         raise Refused(str(busy)) from None
-    prepare(store, port, out, worker_syncs=not args.no_serve)
-    print(file=out)
-    if args.no_serve:
-        return 0
+    # The web server starts now and gets ready (Django, every view imported) while the
+    # database is prepared; it listens only once that is done (`memadmin.serve_web`).
     # Django's debug pages (tracebacks) stay off unless you ask: DJANGO_DEBUG=1.
     # This listens on 127.0.0.1 only; the README's "Serving on a LAN" serves other people.
-    # --noreload: one server process, which the stop reaches; code is not reloaded.
-    # --skip-checks: the worker, a management command too, runs Django's system checks as it
-    # starts, and the migrations were just applied; the server need not wait for them again.
-    return run_beside(
-        django_command("run_worker"),
-        django_command("runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks"),
-        cwd=BASE_DIR,
-        hold=[lock],
-    )
+    server = None if args.no_serve else GatedServer(f"127.0.0.1:{port}", cwd=BASE_DIR, hold=[lock])
+    try:
+        prepare(store, port, out, worker_syncs=server is not None)
+    except BaseException:
+        if server is not None:
+            server.close()
+        raise
+    print(file=out)
+    if server is None:
+        return 0
+    return run_beside(django_command("run_worker"), server.open(), cwd=BASE_DIR, hold=[lock])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
