@@ -5,7 +5,9 @@ many memories (three projects, as `bench_sync` builds it), a first `memadmin ser
 --context-db` (the full sync, then serving), and then RESTARTS restarts each way:
 
 - to the login page: from starting `serve` to the login page answered, as a browser without
-  a session sees it; the log-in that follows is timed on its own;
+  a session sees it; the log-in that follows is timed on its own, and so is the whole way
+  to the overview through it (login page, log-in, overview: what a person restarting and
+  signing in at once waits for, while the worker makes its first look at the store);
 - to the overview: from starting `serve` to the overview answered for a browser that kept
   its session from before the restart, the first page a returning user sees (the overview
   was seen once before, as on a store in use: its token counts are stored).
@@ -51,6 +53,7 @@ class RestartFigure:
     first_start_s: float
     login_page_s: float
     login_s: float
+    through_login_s: float
     overview_s: float
 
     @property
@@ -171,10 +174,16 @@ def restart_figure(memories: int, root: Path, progress: Callable[[str], None]) -
             check=True,
             capture_output=True,
         )
-        login_pages, logins, overviews = [], [], []
-        overviews_seen = False
+        progress("a start to see the overview once, as on a store in use (counts stored)")
         session = http.cookiejar.CookieJar()
-        progress(f"{RESTARTS} restarts to the login page, each signing in")
+        served = _Served(root, folder, port)
+        try:
+            served.log_in(served.first("/login/", session)[1], session)
+            served.first("/", session)
+        finally:
+            served.stop()
+        login_pages, logins, through_login, overviews = [], [], [], []
+        progress(f"{RESTARTS} restarts to the login page, signing in, then the overview")
         for _ in range(RESTARTS):
             served = _Served(root, folder, port)
             try:
@@ -182,11 +191,8 @@ def restart_figure(memories: int, root: Path, progress: Callable[[str], None]) -
                 seconds, page = served.first("/login/", jar)
                 login_pages.append(seconds)
                 logins.append(served.log_in(page, jar))
-                if not overviews_seen:
-                    # As a store in use has: the overview seen once, its token counts stored.
-                    served.first("/", jar)
-                    overviews_seen = True
-                session = jar
+                served.first("/", jar)
+                through_login.append(time.perf_counter() - served.started)
             finally:
                 served.stop()
         progress(f"{RESTARTS} restarts to the overview, the session kept")
@@ -204,6 +210,7 @@ def restart_figure(memories: int, root: Path, progress: Callable[[str], None]) -
             first_start_s=first_start,
             login_page_s=statistics.median(login_pages),
             login_s=statistics.median(logins),
+            through_login_s=statistics.median(through_login),
             overview_s=statistics.median(overviews),
         )
     finally:
@@ -224,13 +231,14 @@ def restart_lines(figures: Sequence[RestartFigure]) -> list[str]:
         f"{RESTARTS} restarts each):",
         "",
         "| memories | first start, to the login page | restart to the login page | log-in "
-        "| restart to the overview, session kept |",
-        "| ---: | ---: | ---: | ---: | ---: |",
+        "| restart to the overview through the log-in | restart to the overview, session kept |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for figure in figures:
         lines.append(
             f"| {figure.memories:,} | {figure.first_start_s:.2f} s | {figure.login_page_s:.2f} s "
-            f"| {figure.login_s:.2f} s | {figure.overview_s:.2f} s |"
+            f"| {figure.login_s:.2f} s | {figure.through_login_s:.2f} s "
+            f"| {figure.overview_s:.2f} s |"
         )
     lines.append("")
     for figure in figures:
@@ -239,7 +247,8 @@ def restart_lines(figures: Sequence[RestartFigure]) -> list[str]:
         slowest = max(figure.login_page_s, figure.overview_s)
         met = "met" if slowest < figure.target_s else "MISSED"
         lines.append(
-            f"restart to first page at {figure.memories:,} memories: {slowest:.2f} s "
-            f"(target < {figure.target_s:.0f} s): {met}"
+            f"restart to first page at {figure.memories:,} memories (the login page, or the "
+            f"overview with a session kept): {slowest:.2f} s (target < {figure.target_s:.0f} s): "
+            f"{met}"
         )
     return lines
