@@ -25,7 +25,7 @@ from memadmin.core.contextdb.extras import MemberRow, StoreExtras, read_extras
 from memadmin.core.contextdb.writing import store_transaction
 from memadmin.core.ledger import parse_share_categories
 from memadmin.core.project_names import name_from_members
-from memadmin.projects.models import Project
+from memadmin.projects.models import NAME_MAX_CHARS, Project
 from memadmin.projects.services import project_name_from_store
 
 from .models import (
@@ -263,11 +263,12 @@ def _name_projects(store: UpstreamStore) -> None:
     for project in Project.objects.filter(upstream_link__store=store).exclude(
         name_source=Project.NameSource.USER
     ):
-        project_name_from_store(
-            project=project,
-            store_name=name_from_members(members.get(project.identity, ())),
-            actor=actor,
-        )
+        store_name = name_from_members(members.get(project.identity, ()))[:NAME_MAX_CHARS]
+        if (project.name, project.name_source) == (store_name, Project.NameSource.STORE) or (
+            not store_name and project.name_source == Project.NameSource.IDENTITY
+        ):
+            continue  # named so already: no lock, no write
+        project_name_from_store(project=project, store_name=store_name, actor=actor)
 
 
 def _sync_session_blocks(extras: StoreExtras, store: UpstreamStore) -> None:
