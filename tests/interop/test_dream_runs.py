@@ -76,6 +76,15 @@ def dream_store(store):
     )
     add_run(path, started=START + 900_000, finished=START + 901_000, tasks="[{oops", changes="7")
     add_run(path, started=START, finished=START + 1, tasks="[]", project=OTHER_PROJECT)
+    add_run(
+        path,
+        started=START - 9_000,
+        finished=START - 8_000,
+        tasks="[]",
+        changes="null",
+        ok=0,
+        failed=0,
+    )
     context_db_sync(path=path)
     return path
 
@@ -88,7 +97,8 @@ def test_the_reader_finds_runs_tasks_and_changed_memories(dream_store):
     finally:
         connection.close()
     assert found.present
-    broken, merged = found.runs
+    broken, merged, empty = found.runs
+    assert (empty.counts, empty.malformed, empty.status) == (None, [], "no tasks")
     assert broken.malformed == ["tasks_json", "memory_changes_json"]
     assert broken.tasks_text == "[{oops"
     assert merged.status == "partly failed"
@@ -112,7 +122,7 @@ def test_the_page_lists_each_run_with_its_memories_linked_to_their_history(dream
     assert response.status_code == 200
     page = response.content.decode()
     rows = html_tree.find_all(html_tree.find(page, "table", class_="dream-runs"), "tr")
-    assert len(rows) == 3  # the head and two runs: the other project's is not shown
+    assert len(rows) == 4  # the head and three runs: the other project's is not shown
     merged = html_tree.find(page, "section", id="run-1")
     assert "consolidate" in html_tree.text(merged)
     assert "failed: model timed out" in html_tree.text(merged)

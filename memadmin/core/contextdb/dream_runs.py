@@ -174,7 +174,9 @@ def _run(row: tuple) -> DreamRun:
     counts_text = values["memory_changes_json"]
     if counts_text is not None:
         parsed = _json(counts_text)
-        if isinstance(parsed, dict):
+        if counts_text == "null":
+            counts_text = None  # JSON's null: no counts, as SQL's NULL
+        elif isinstance(parsed, dict):
             counts = {key: parsed.get(key) for key in COUNT_KEYS if key in parsed}
         else:
             malformed.append("memory_changes_json")
