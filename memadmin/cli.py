@@ -5,10 +5,12 @@ Which store is served, first match wins: `--demo` (the seeded demo store, var/me
 default store `$XDG_DATA_HOME/cortexkit/magic-context/context.db` (`~/.local/share/...`) if it
 exists; otherwise the demo store. A magic-context store is synced into a memadmin database of
 its own, <var>/stores/<digest of its path>/, so it never mixes with the demo (<var> is `var/` in
-a checkout, `~/.local/share/memadmin` when installed, or MEMADMIN_VAR_DIR); each start syncs
-what changed. The background worker (`manage.py run_worker`: syncs started from the web, and a
-look at the store every 2 s) runs beside the web server and stops with it: SIGTERM, SIGINT
-or SIGHUP stop both within seconds, and one `serve` at a time runs on a store's directory.
+a checkout, `~/.local/share/memadmin` when installed, or MEMADMIN_VAR_DIR). The first start
+syncs the store before serving; a later one serves at once and leaves what changed since to
+the background worker's first look, a second later (`--no-serve` syncs it before returning).
+The background worker (`manage.py run_worker`: syncs started from the web, and a look at the
+store every 2 s) runs beside the web server and stops with it: SIGTERM, SIGINT or SIGHUP stop
+both within seconds, and one `serve` at a time runs on a store's directory.
 """
 
 import argparse
@@ -20,7 +22,7 @@ from importlib import metadata
 from pathlib import Path
 
 from memadmin.core import locations
-from memadmin.serve_processes import InstanceBusy, instance_lock, run_beside
+from memadmin.serve_processes import GatedServer, InstanceBusy, instance_lock, run_beside
 
 # The folder holding the `memadmin` package (a checkout, or site-packages): the processes
 # serve starts run from it, so `python -m` imports this memadmin and no other.
@@ -123,8 +125,19 @@ def set_up_store(store: Path, environ: dict[str, str]) -> Path:
     return real
 
 
-def prepare(store: Path | None, port: int, out) -> None:
-    """Migrate, then sync the store (and make its first admin) or seed the demo."""
+def synced_before(store: Path) -> bool:
+    """Return True when this database has synced the store already (a restart)."""
+    from memadmin.interop.models import UpstreamStore
+
+    return UpstreamStore.objects.filter(path=str(store)[:1000]).exists()
+
+
+def prepare(store: Path | None, port: int, out, *, worker_syncs: bool = False) -> None:
+    """Migrate, then sync the store (and make its first admin) or seed the demo.
+
+    With ``worker_syncs`` (the worker is about to start), a store synced before is not read
+    here: the worker's first refresh brings in what changed, while the server already answers.
+    """
     from django.contrib.auth import get_user_model
     from django.core.management import CommandError, call_command
 
@@ -138,10 +151,14 @@ def prepare(store: Path | None, port: int, out) -> None:
         )
         print("          viewer, editor and curator exist too, with the same password.", file=out)
         return
-    try:
-        call_command("sync_context_db", str(store), incremental=True, stdout=out)
-    except CommandError as error:
-        raise Refused(f"the sync of {store} was refused ({error}); nothing was imported") from error
+    if worker_syncs and synced_before(store):
+        print(f"{store}: synced before; the background worker brings in what changed", file=out)
+    else:
+        try:
+            call_command("sync_context_db", str(store), incremental=True, stdout=out)
+        except CommandError as error:
+            message = f"the sync of {store} was refused ({error}); nothing was imported"
+            raise Refused(message) from error
     if not get_user_model().objects.filter(username="admin").exists():
         print(file=out)
         call_command("person", "add", "admin", "--role", "admin", stdout=out)
@@ -183,19 +200,21 @@ def serve(args: argparse.Namespace, environ: dict[str, str], out) -> int:
         lock = instance_lock(Path(settings.VAR_DIR))
     except InstanceBusy as busy:
         raise Refused(str(busy)) from None
-    prepare(store, port, out)
-    print(file=out)
-    if args.no_serve:
-        return 0
+    # The web server starts now and gets ready (Django, every view imported) while the
+    # database is prepared; it listens only once that is done (`memadmin.serve_web`).
     # Django's debug pages (tracebacks) stay off unless you ask: DJANGO_DEBUG=1.
     # This listens on 127.0.0.1 only; the README's "Serving on a LAN" serves other people.
-    # --noreload: one server process, which the stop reaches; code is not reloaded.
-    return run_beside(
-        django_command("run_worker"),
-        django_command("runserver", f"127.0.0.1:{port}", "--noreload"),
-        cwd=BASE_DIR,
-        hold=[lock],
-    )
+    server = None if args.no_serve else GatedServer(f"127.0.0.1:{port}", cwd=BASE_DIR, hold=[lock])
+    try:
+        prepare(store, port, out, worker_syncs=server is not None)
+    except BaseException:
+        if server is not None:
+            server.close()
+        raise
+    print(file=out)
+    if server is None:
+        return 0
+    return run_beside(django_command("run_worker"), server.open(), cwd=BASE_DIR, hold=[lock])
 
 
 def manage(words: Sequence[str], environ: dict[str, str]) -> int:

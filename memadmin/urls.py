@@ -17,6 +17,7 @@ urlpatterns = [
     path("ledger/", include("memadmin.ledger.urls")),
     path("history/", include("memadmin.history.urls")),
     path("people/", include("memadmin.accounts.urls")),
+    path("projects/", include("memadmin.projects.urls")),
     path("interop/", include("memadmin.interop.urls")),
     path("curation/", include("memadmin.curation.urls")),
     path("undo/", include("memadmin.overview.urls")),

@@ -1,5 +1,6 @@
 """`memadmin serve`: which store it serves, and its start-up steps, run as real processes."""
 
+import sqlite3
 import subprocess
 import sys
 import time
@@ -150,3 +151,29 @@ def test_the_demo_is_seeded_when_no_store_is_named(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "log in as admin (password memadmin-demo)" in done.stdout
     assert (tmp_path / "var" / "memadmin.sqlite3").is_file()
+
+
+@pytest.mark.django_db
+def test_a_restart_serves_at_once_and_leaves_the_changes_to_the_worker(tmp_path, monkeypatch):
+    """A store synced before is not read again before serving: the worker's first refresh
+    brings its changes in. The first start, and a start without a server, sync it first."""
+    import io
+
+    from memadmin.cli import prepare
+    from memadmin.memories.models import Memory
+
+    monkeypatch.setenv("MEMADMIN_VAR_DIR", str(tmp_path / "var"))
+    store = build_store(tmp_path / "context.db", rows=[make_row(content="Deploys on Tuesdays")])
+    first = io.StringIO()
+    prepare(store, 8000, first, worker_syncs=True)
+    assert "1 new" in first.getvalue()
+    connection = sqlite3.connect(store)
+    with connection:
+        connection.execute("UPDATE memories SET importance = 90, updated_at = updated_at + 5")
+    connection.close()
+    restart = io.StringIO()
+    prepare(store, 8000, restart, worker_syncs=True)
+    assert "synced before; the background worker brings in what changed" in restart.getvalue()
+    assert Memory.objects.get().importance == 50
+    prepare(store, 8000, io.StringIO(), worker_syncs=False)
+    assert Memory.objects.get().importance == 90

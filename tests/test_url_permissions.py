@@ -48,6 +48,7 @@ WRITE_ROLE = {
     "accounts": "admin",
     "curation": "editor",
     "overview": "editor",  # undoing a change; the service asks more for a criteria change
+    "projects": "editor",  # renaming a project
 }
 # The role reads need where it is not viewer.
 READ_ROLE = {"accounts": "admin"}

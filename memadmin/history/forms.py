@@ -8,6 +8,7 @@ from memadmin.audit.reason_field import reason_field
 from memadmin.memories.revision_fields import StoreRevisionsField
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
+from memadmin.projects.widgets import ProjectSelect
 
 from . import selectors
 
@@ -44,7 +45,10 @@ class EventFilterForm(forms.Form):
 
     actor = forms.CharField(required=False, max_length=150, widget=forms.Select)
     project = RowChoiceField(
-        queryset=Project.objects.order_by("name"), required=False, empty_label="All projects"
+        queryset=Project.objects.order_by("name"),
+        required=False,
+        empty_label="All projects",
+        widget=ProjectSelect,
     )
     category = forms.CharField(required=False, max_length=40, widget=forms.Select)
     action = forms.CharField(

@@ -5,6 +5,7 @@ from django import forms
 from memadmin.audit.reason_field import reason_field
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
+from memadmin.projects.widgets import ProjectSelect
 from memadmin.stored_choices import OUTSIDE_PACK, OUTSIDE_VALUES, keep_stored_choices
 from memadmin.taxonomy.selectors import category_names
 
@@ -24,7 +25,10 @@ class MemoryFilterForm(forms.Form):
     """The list's filters. Category matches case-insensitively, a part of a name too."""
 
     project = RowChoiceField(
-        queryset=Project.objects.order_by("name"), required=False, empty_label="All projects"
+        queryset=Project.objects.order_by("name"),
+        required=False,
+        empty_label="All projects",
+        widget=ProjectSelect,
     )
     category = forms.CharField(
         required=False,
@@ -94,7 +98,7 @@ class MemoryForm(forms.Form):
 
 
 class ProjectChoiceForm(forms.Form):
-    project = RowChoiceField(queryset=Project.objects.order_by("name"))
+    project = RowChoiceField(queryset=Project.objects.order_by("name"), widget=ProjectSelect)
 
 
 class ProjectSwitchForm(forms.Form):
@@ -104,5 +108,5 @@ class ProjectSwitchForm(forms.Form):
         queryset=Project.objects.order_by("name"),
         empty_label=None,
         label="Project",
-        widget=forms.Select(attrs={"id": "pick-project"}),
+        widget=ProjectSelect(attrs={"id": "pick-project"}),
     )
