@@ -33,7 +33,9 @@ class Injection:
     injected: int
     reachable: int
     eligible: int
-    share: float
+    share: float  # of every live memory of the project (Coverage.share)
+    live: int = 0
+    never_injectable: int = 0
 
 
 @dataclass
@@ -113,6 +115,8 @@ def _fill_project(overview: ProjectOverview, soon, now: int) -> None:
                 reachable=result.coverage.reachable,
                 eligible=result.coverage.eligible,
                 share=result.coverage.share,
+                live=result.coverage.live_count,
+                never_injectable=result.coverage.never_injectable,
             )
             for mode, result in preview.results.items()
         ]

@@ -128,7 +128,14 @@ def test_the_json_of_a_result_pins_every_key():
         "counter_name": "chars",
         "used_tokens": WRAPPER + TAGS + 406 + 56,
         "wrapper_tokens": WRAPPER,
-        "coverage": {"eligible": 2, "injected": 2, "reachable": 2, "share": 1.0},
+        "coverage": {
+            "eligible": 2,
+            "injected": 2,
+            "reachable": 2,
+            "live": 2,
+            "never_injectable": 0,
+            "share": 1.0,
+        },
         "by_category": {"PROJECT_RULES": TAGS + 406 + 56},
         "rows": [
             {
@@ -190,6 +197,8 @@ def test_the_json_of_a_row_lists_its_headers_and_details():
         "eligible": 3,
         "injected": 1,
         "reachable": 3,
+        "live": 3,
+        "never_injectable": 0,
         "share": 1.0,
     }
 

@@ -161,7 +161,11 @@ def assemble_read(
         priority=read.priority,
         workspace=read.workspace,
     )
-    return replace(result, dropped=read.dropped, assumes=PLUGIN_ASSUMED[read.mode])
+    # The rows the reader dropped are live (it checks live rows only): the share counts them.
+    coverage = replace(result.coverage, live=result.coverage.eligible + len(read.dropped))
+    return replace(
+        result, coverage=coverage, dropped=read.dropped, assumes=PLUGIN_ASSUMED[read.mode]
+    )
 
 
 def member_shares(read: ReadStore, result: LedgerResult) -> list[MemberShare]:

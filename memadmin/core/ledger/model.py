@@ -149,20 +149,34 @@ class LedgerRow:
 
 @dataclass(frozen=True, slots=True)
 class Coverage:
-    """How much of the eligible memory surface an injection reaches.
+    """How much of a project's live memories an injection reaches.
 
-    ``eligible`` counts the candidates (active or permanent, not expired); ``reachable``
-    those injected or reachable as details from an injected header.
+    ``eligible`` counts the candidates (active or permanent, not expired) the mode's reader
+    keeps; ``reachable`` those injected or reachable as details from an injected header.
+    ``live`` counts every live memory of the project, the rows the mode's reader drops too
+    (set by ``as_plugin.assemble_read``; None when no reader ran: then it is ``eligible``).
+    ``share`` is honest: reachable over live, so a plugin that can never read most of a
+    project does not show 100%; ``never_injectable`` says how many it cannot read.
     """
 
     eligible: int
     injected: int
     reachable: int
+    live: int | None = None
+
+    @property
+    def live_count(self) -> int:
+        return self.eligible if self.live is None else self.live
+
+    @property
+    def never_injectable(self) -> int:
+        """Return how many live memories this mode's plugin can never inject (it drops them)."""
+        return self.live_count - self.eligible
 
     @property
     def share(self) -> float:
-        """Return reachable / eligible; 1.0 when nothing is eligible (nothing is left out)."""
-        return self.reachable / self.eligible if self.eligible else 1.0
+        """Return reachable / live; 1.0 when nothing is live (nothing is left out)."""
+        return self.reachable / self.live_count if self.live_count else 1.0
 
     def to_json(self) -> dict:
         """Return the coverage as a dict of JSON-ready values."""
@@ -170,6 +184,8 @@ class Coverage:
             "eligible": self.eligible,
             "injected": self.injected,
             "reachable": self.reachable,
+            "live": self.live_count,
+            "never_injectable": self.never_injectable,
             "share": self.share,
         }
 

@@ -87,8 +87,13 @@ class Command(BaseCommand):
         coverage = result.coverage
         self.stderr.write(
             f"{result.mode} mode, {counter.name} counter: {result.used_tokens} of {budget} tokens, "
-            f"{coverage.injected} of {coverage.eligible} eligible memories injected, "
-            f"{coverage.share:.0%} reachable."
+            f"{coverage.injected} injected, {coverage.reachable} of {coverage.live_count} live "
+            f"memories reachable ({coverage.share:.0%})"
+            + (
+                f"; {coverage.never_injectable} the plugin can never inject."
+                if coverage.never_injectable
+                else "."
+            )
         )
         if result.mode != "headers":
             self.stderr.write(never_injected_summary(result.dropped, pack=result.mode == "pack"))
