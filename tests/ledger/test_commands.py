@@ -39,7 +39,10 @@ def test_text_prints_the_block_and_a_summary(project, sop):
     assert out.startswith(f"<project-memory>\n<OPS_RULES>\n#{header}: Release SOP: three steps.")
     assert "</OPS_RULES>\n<ENV_STATE>\n" in out
     assert out.endswith("</project-memory>\n")
-    assert "pack mode, heuristic counter:" in err and "5 injected, 5 of 5 live memories reachable (100%)." in err
+    assert (
+        "pack mode, heuristic counter:" in err
+        and "5 injected, 5 of 5 live memories reachable (100%)." in err
+    )
 
 
 def test_plugin_mode_injects_nothing_of_categories_the_stock_plugin_does_not_know(project, sop):
