@@ -75,26 +75,37 @@ def _cluster(weights, rows: list[int], distance: float) -> list[list[int]]:
     """Return the groups of ``rows`` within ``distance``, each cut again until it fits."""
     if len(rows) < MIN_MEMBERS:
         return []
-    from scipy.cluster.hierarchy import fcluster, linkage
-    from scipy.spatial.distance import pdist
+    # The rows are unit vectors (TfidfVectorizer's norm): cosine similarity is their sparse
+    # product, far cheaper than a distance over dense rows of the whole vocabulary. A row
+    # with no shared word (all zeros) is 1 away from everything. Computed once per part; a
+    # group cut again reads its block of it.
+    part = weights[rows]
+    square = np.clip(1.0 - np.asarray((part @ part.T).todense()), 0.0, 1.0)
+    np.fill_diagonal(square, 0.0)
+    return [[rows[i] for i in group] for group in _groups(square, list(range(len(rows))), distance)]
 
-    dense = weights[rows].toarray()
-    distances = np.nan_to_num(pdist(dense, metric="cosine"), nan=1.0)
-    labels = fcluster(linkage(distances, method="average"), t=distance, criterion="distance")
+
+def _groups(square, members: list[int], distance: float) -> list[list[int]]:
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import squareform
+
+    block = square[np.ix_(members, members)]
+    tree = linkage(squareform(block, checks=False), method="average")
+    labels = fcluster(tree, t=distance, criterion="distance")
     groups = []
     for label in sorted(set(labels.tolist())):
-        members = [rows[i] for i in np.flatnonzero(labels == label)]
-        if len(members) < MIN_MEMBERS:
+        group = [members[i] for i in np.flatnonzero(labels == label)]
+        if len(group) < MIN_MEMBERS:
             continue
-        if len(members) <= MAX_MEMBERS:
-            groups.append(members)
+        if len(group) <= MAX_MEMBERS:
+            groups.append(group)
         elif distance > TIGHTER:
-            groups.extend(_cluster(weights, members, distance - TIGHTER))
+            groups.extend(_groups(square, group, distance - TIGHTER))
         else:  # near-identical texts beyond the limit: in order, MAX_MEMBERS at a time
             groups.extend(
                 chunk
-                for start in range(0, len(members), MAX_MEMBERS)
-                if len(chunk := members[start : start + MAX_MEMBERS]) >= MIN_MEMBERS
+                for start in range(0, len(group), MAX_MEMBERS)
+                if len(chunk := group[start : start + MAX_MEMBERS]) >= MIN_MEMBERS
             )
     return groups
 
