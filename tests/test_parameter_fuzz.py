@@ -74,7 +74,7 @@ HIDDEN_PARAMETERS = {
     "headermap:stale": ["project"],
     "headermap:stale_synced": ["version"],
     "ledger:page": ["budget", "page", "counter", "mode"],
-    "ledger:fragment": ["by", "by_was", "split_at", "boundary-TOTAL_FORMS", "boundary-0-start"],
+    "structure:fragment": ["by", "by_was", "split_at", "boundary-TOTAL_FORMS", "boundary-0-start"],
     "audit:index": ["page", "project", "since", "until", "actor", "category"],
     "audit:memory_compare": ["a", "b"],
     "audit:criteria_compare": ["a", "b"],

@@ -47,6 +47,7 @@ WRITE_ROLE = {
     "interop": "editor",  # a sync writes memories; its pack is the default one
     "accounts": "admin",
     "curation": "editor",
+    "structure": "editor",  # fragmenting; its pages read as any viewer
     "overview": "editor",  # undoing a change; the service asks more for a criteria change
 }
 # The role reads need where it is not viewer.

@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "memadmin.ledger",
     "memadmin.interop",
     "memadmin.curation",
+    "memadmin.structure",
     "memadmin.history",
     "memadmin.overview",
     "memadmin.devtools",
