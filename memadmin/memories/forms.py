@@ -3,6 +3,7 @@
 from django import forms
 
 from memadmin.audit.reason_field import reason_field
+from memadmin.core.fragments import LONG_MEMORY_CHARACTERS
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
 from memadmin.stored_choices import OUTSIDE_PACK, OUTSIDE_VALUES, keep_stored_choices
@@ -42,6 +43,15 @@ class MemoryFilterForm(forms.Form):
         help_text=f"A number, or {IMPORTANCE_NONE!r} for memories without one.",
         error_messages={"invalid": f"An importance is a number, or {IMPORTANCE_NONE!r}."},
     )
+    min_length = WholeNumberField(
+        required=False,
+        min_value=1,
+        label="Min. length",
+        help_text=(
+            f"In characters; {LONG_MEMORY_CHARACTERS} or more are the long ones, worth fragmenting."
+        ),
+        widget=forms.NumberInput(attrs={"placeholder": LONG_MEMORY_CHARACTERS}),
+    )
 
     def selector_filters(self) -> dict:
         """Return the memory_list selector's arguments; no status chosen means live memories."""
@@ -54,6 +64,7 @@ class MemoryFilterForm(forms.Form):
             "text": data.get("q", ""),
             "expiring_days": int(data["expiring"]) if data.get("expiring") else None,
             "importance": data.get("importance", ""),
+            "min_length": data.get("min_length"),
         }
 
 

@@ -7,9 +7,11 @@ fragmenting (each a link to the fragment tool, `fragment_views`).
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
+from memadmin.addresses import address
 from memadmin.core.fragments import LONG_MEMORY_CHARACTERS
 from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.pagination import pager, query_pages
@@ -50,6 +52,13 @@ def structure(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
             numbers=True,
         ),
         "long_characters": LONG_MEMORY_CHARACTERS,
+        # Every long memory, structured or not, in the list sorted by length.
+        "long_list_url": address(
+            reverse("memories:list"),
+            project=project.pk,
+            min_length=LONG_MEMORY_CHARACTERS,
+            sort="-length",
+        ),
     }
     template_name = partial_or_page(request, "structure/page.html", "fragment-candidates")
     return render(request, template_name, context)
