@@ -53,7 +53,7 @@ def test_without_javascript_the_page_says_why_it_has_no_restore(
 ):
     """A page whose archived rows were all merged away says so in the bar, no script needed."""
     page = page_without_scripts("editor")
-    page.goto(f"{live_server.url}/memories/?status=archived&q=Rule")
+    page.goto(f"{live_server.url}/memories/?status=archived&q=Rule+0")
     assert "restore" not in options(page)
     note = page.locator("#bulk-form .bulk-withheld")
     expect(note).to_be_visible()
