@@ -65,6 +65,7 @@ VIEW_ROLE = {
     "interop:store_composites_drop": "curator",
     "taxonomy:facts": "viewer",  # checking pasted historian output reads, never writes
     "memories:bulk_actions": "editor",  # a read, but only of the bulk bar editors have
+    "accounts:theme": "viewer",  # this browser's colours: anyone signed in chooses their own
 }
 
 

@@ -83,6 +83,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "memadmin.accounts.context_processors.roles",
+                "memadmin.accounts.context_processors.theme",
             ],
             # Tags of no one app: every app's forms use these hidden fields.
             "libraries": {"hidden_fields": "memadmin.hidden_field_tags"},
