@@ -60,7 +60,7 @@ class RoleForm(forms.Form):
 
 
 class ThemeForm(BackForm):
-    """The colour theme of every page (in the top bar), and the page to go back to."""
+    """The colour theme of every page (at its foot), and the page to go back to."""
 
     theme = forms.ChoiceField(
         label="Theme",

@@ -42,6 +42,7 @@ class MemoryFilterForm(forms.Form):
         max_length=4,
         help_text=f"A number, or {IMPORTANCE_NONE!r} for memories without one.",
         error_messages={"invalid": f"An importance is a number, or {IMPORTANCE_NONE!r}."},
+        widget=forms.TextInput(attrs={"class": "narrow"}),
     )
     min_length = WholeNumberField(
         required=False,
@@ -50,7 +51,7 @@ class MemoryFilterForm(forms.Form):
         help_text=(
             f"In characters; {LONG_MEMORY_CHARACTERS} or more are the long ones, worth fragmenting."
         ),
-        widget=forms.NumberInput(attrs={"placeholder": LONG_MEMORY_CHARACTERS}),
+        widget=forms.NumberInput(attrs={"placeholder": LONG_MEMORY_CHARACTERS, "class": "narrow"}),
     )
 
     def selector_filters(self) -> dict:

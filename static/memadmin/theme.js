@@ -1,6 +1,6 @@
-// The theme switch in the top bar: a new choice repaints the page at once (the stylesheet
-// reads <html data-theme>); htmx posts the same change so the server remembers it. Without
-// this script the form's "Apply" button posts it and the page comes back in the new theme.
+// The theme switch at the foot of every page: a new choice repaints the page at once (the
+// stylesheet reads <html data-theme>); htmx posts the same change so the server remembers
+// it. Without this script the form's "Apply" button posts it and the page comes back in it.
 document.documentElement.classList.add("js");
 document.addEventListener("change", (event) => {
   const choice = event.target.closest("#theme-choice");
