@@ -36,8 +36,8 @@ def index(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 @role_required("viewer")
 def structure(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
-    """Show a project's fragment candidates, longest first; paging under htmx (the section's
-    hx-boost) gets the section alone."""
+    """Show a project's fragment candidates, longest first; an htmx page of them (the
+    pager's links) gets the section alone."""
     project = get_object_or_404(Project, pk=project_pk)
     candidates = fragment_candidates(project)
     page = Paginator(candidates, CANDIDATES_PER_PAGE).get_page(request.GET.get("page"))
@@ -48,8 +48,10 @@ def structure(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
         "candidates_pager": pager(
             page,
             query_pages(request.GET, request.path, anchor="fragment-candidates"),
+            fragment=query_pages(request.GET, request.path),
             label="Pages of fragment candidates",
             numbers=True,
+            target="#fragment-candidates",
         ),
         "long_characters": LONG_MEMORY_CHARACTERS,
         # Every long memory, structured or not, in the list sorted by length.

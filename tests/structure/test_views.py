@@ -95,15 +95,20 @@ def test_the_navigation_names_structure_and_the_index_lists_projects(client_as, 
 
 
 def test_candidates_are_paged_and_an_htmx_page_is_the_section(client_as, project, remember):
-    """26 candidates make two pages; page 2 holds the shortest; htmx gets the section alone."""
+    """26 candidates make two pages; page 2 holds the shortest; the pager's htmx request gets
+    the section alone."""
     for n in range(26):
         remember(SOP + " Extra" * n)
     client = client_as("viewer")
     html = client.get(page_of(project)).content.decode()
     assert len(candidate_rows(html)) == 25
-    assert ("2", f"{page_of(project)}?page=2#fragment-candidates") in links(
-        find(html, "nav", **{"aria-label": "Pages of fragment candidates"})
-    )
+    pager = find(html, "nav", **{"aria-label": "Pages of fragment candidates"})
+    assert ("2", f"{page_of(project)}?page=2#fragment-candidates") in links(pager)
+    (two,) = [a for a in find_all(pager, "a") if text(a) == "2"]
+    assert attribute(two, "hx-get") == f"{page_of(project)}?page=2"
+    assert attribute(two, "hx-target") == "#fragment-candidates"
+    # Only the pager swaps the section: its other links (a memory, Fragment…) are whole pages.
+    assert attribute(find(html, "section", id="fragment-candidates"), "hx-boost") is None
     second = client.get(page_of(project), {"page": "2"}, headers={"HX-Request": "true"})
     body = second.content.decode()
     assert body.lstrip().startswith('<section id="fragment-candidates"')
