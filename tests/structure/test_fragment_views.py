@@ -266,7 +266,10 @@ def test_the_memory_page_offers_fragmenting_a_long_memory(client_as, long_memory
     client = client_as("editor")
     page = client.get(f"/memories/{long_memory.pk}/").content.decode()
     offer = find(page, "section", class_="memory-fragments")
-    assert links(offer) == [("Fragment it into details under a header…", url(long_memory))]
+    assert links(offer) == [
+        ("Fragment it into details under a header…", url(long_memory)),
+        ("Every long memory of Ops", f"/structure/{long_memory.project_id}/"),
+    ]
     short = remember("A short fact.")
     assert b"/structure/fragment/" not in client.get(f"/memories/{short.pk}/").content
     assert (
