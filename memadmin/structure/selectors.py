@@ -43,6 +43,9 @@ def fragment_candidates(project: Project) -> list[FragmentCandidate]:
         Memory.objects.filter(project=project, status__in=LIVE_STATUSES)
         .annotate(characters=Length("content"))
         .filter(characters__gte=LONG_MEMORY_CHARACTERS)
+        # Every split starts a fragment on a new line: a text of one line is never a candidate,
+        # and the database leaves it out before any text is read into Python.
+        .filter(content__contains="\n")
         .select_related("size")
         .order_by("-characters", "pk")
     )
