@@ -55,7 +55,7 @@ def test_choosing_dark_repaints_at_once_and_is_remembered(open_page, live_server
     page, problems = open_page("light")
     page.goto(f"{live_server.url}/memories/")
     assert background(page) == LIGHT_BG
-    expect(page.locator(".theme-switch button")).to_be_hidden()  # no "Apply" with scripts
+    expect(page.locator(".theme-switch button")).to_be_hidden()  # no "Set theme" with scripts
     page.evaluate("window.__marker = 'same page'")
     with page.expect_response(lambda r: r.url.endswith("/people/theme/")) as posted:
         page.select_option("#theme-choice", "dark")
@@ -77,7 +77,7 @@ def test_choosing_dark_repaints_at_once_and_is_remembered(open_page, live_server
 
 def test_without_javascript_apply_posts_the_choice(open_page, live_server):
     """On a dark system with scripts off, on a phone: Light at the foot of the page, then
-    Apply, brings the page back light."""
+    Set theme, brings the page back light."""
     page, problems = open_page("dark", scripts=False, width=390)
     page.goto(f"{live_server.url}/memories/?status=any")
     assert background(page) == DARK_BG
