@@ -61,6 +61,8 @@ def test_each_candidate_links_to_the_fragment_tool_under_structure(client_as, pr
     table = find(html, "table", class_="data-table fragment-candidates")
     assert ("Fragment…", f"/structure/fragment/{memory.pk}/") in links(table)
     tool = client.get(f"/structure/fragment/{memory.pk}/").content.decode()
+    crumbs = find(tool, "p", class_="crumbs")
+    assert links(crumbs)[0] == ("Structure of Ops", page_of(project))
     (current,) = [a for a in find_all(find(tool, "nav"), "a") if attribute(a, "aria-current")]
     assert text(current) == "Structure"
 
