@@ -62,7 +62,8 @@ def propose_split(text: str, *, by: SplitMode = "auto") -> list[Fragment]:
     `paragraphs` splits at blank lines; `items` starts a fragment at each list item (with
     its continuation lines and nested items) and treats other text as paragraphs;
     `headings` starts a fragment at each markdown heading, which keeps its whole body. In
-    the first two modes a heading standing alone joins the fragment after it. `auto` uses
+    every mode a heading standing alone (a title over the first section's heading too) joins
+    the fragment after it. `auto` uses
     the first of headings, items and paragraphs that gives two fragments or more. Text
     with no structure gives one fragment; blank text gives none.
     """
@@ -187,8 +188,9 @@ def _classify(text: str) -> list[_Line]:
 def _starts(lines: list[_Line], mode: str) -> list[int]:
     """Return the indexes of the lines that start a fragment in this split mode."""
     if mode == "headings":
-        return _by_headings(lines)
-    starts = _by_items(lines) if mode == "items" else _by_paragraphs(lines)
+        starts = _by_headings(lines)
+    else:
+        starts = _by_items(lines) if mode == "items" else _by_paragraphs(lines)
     return _attach_lone_headings(lines, starts)
 
 

@@ -393,9 +393,9 @@ def test_the_heading_stays_in_detail_1_when_the_summary_says_something_else(summ
 
 
 def test_a_first_fragment_that_is_only_the_title_keeps_it():
-    """Nothing but the heading before fragment 2: the fragment stays, not emptied."""
+    """Boundaries that leave the heading alone before fragment 2: it stays, not emptied."""
     text = "# Title\n\n## One\nbody one\n## Two\nbody two"
-    fragments = apply_boundaries(text, boundaries_of(propose_split(text)), summary="Title")
+    fragments = apply_boundaries(text, [text.index("## One")], summary="Title")
     assert fragments[0].text == "# Title"
 
 
@@ -406,3 +406,12 @@ def test_a_title_that_is_not_a_heading_is_not_left_out():
         text, boundaries_of(propose_split(text)), summary="Failover of the primary database"
     )
     assert fragments[0].text.startswith("Failover of the primary database")
+
+
+def test_a_title_over_the_first_section_joins_it_when_splitting_by_headings():
+    """ "# Title" followed at once by "## A": the title is no fragment of its own, and with a
+    summary that repeats it, detail 1 is section A alone."""
+    text = "# Title\n\n## One\nbody one\n## Two\nbody two"
+    assert texts("headings", text) == ["# Title\n\n## One\nbody one", "## Two\nbody two"]
+    fragments = apply_boundaries(text, boundaries_of(propose_split(text)), summary="Title")
+    assert [fragment.text for fragment in fragments] == ["## One\nbody one", "## Two\nbody two"]
