@@ -3,9 +3,9 @@
 import re
 from pathlib import Path
 
-from django.conf import settings
+from django.contrib.staticfiles import finders
 
-STYLESHEET = Path(settings.BASE_DIR) / "static" / "memadmin" / "memadmin.css"
+STYLESHEET = Path(finders.find("memadmin/memadmin.css"))
 
 
 def declarations(block: str) -> dict[str, str]:
