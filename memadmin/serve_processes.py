@@ -21,6 +21,7 @@ import fcntl
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,6 +31,7 @@ STOP_SECONDS = 8.0
 POLL_SECONDS = 0.1
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 _PR_SET_PDEATHSIG = 1
+WORKER_NICENESS = 10
 
 
 class InstanceBusy(Exception):
@@ -83,14 +85,18 @@ class _StopAsked:
             self.signal = signum
 
 
-def _start(argv: Sequence[str], cwd: Path, hold: Sequence[int]) -> subprocess.Popen:
+def _start(
+    argv: Sequence[str], cwd: Path, hold: Sequence[int], *, niceness: int = 0
+) -> subprocess.Popen:
     parent = os.getpid()
+
+    def before_exec() -> None:  # serve runs no thread
+        _die_with(parent)
+        if niceness:
+            os.nice(niceness)
+
     return subprocess.Popen(
-        argv,
-        cwd=cwd,
-        start_new_session=True,
-        pass_fds=tuple(hold),
-        preexec_fn=lambda: _die_with(parent),  # serve runs no thread
+        argv, cwd=cwd, start_new_session=True, pass_fds=tuple(hold), preexec_fn=before_exec
     )
 
 
@@ -112,11 +118,49 @@ def _signal_group(child: subprocess.Popen, signum: int) -> None:
         os.killpg(child.pid, signum)
 
 
+class GatedServer:
+    """The web server started before `serve` has prepared the database, waiting to be let in.
+
+    It runs `memadmin.serve_web` on ``address``, the read end of a pipe its gate; `open` lets
+    it listen, `close` (or the end of `serve`) makes it end without listening.
+    """
+
+    def __init__(self, address: str, *, cwd: Path, hold: Sequence[int] = ()):
+        gate, gate_end = os.pipe()
+        self._gate: int | None = gate_end
+        try:
+            argv = [sys.executable, "-m", "memadmin.serve_web", str(gate), address]
+            self.process = _start(argv, cwd, [*hold, gate])
+        finally:
+            os.close(gate)
+
+    def open(self) -> subprocess.Popen:
+        """Let the server listen; return its process."""
+        os.write(self._gate, b"o")
+        self._close_gate()
+        return self.process
+
+    def close(self) -> None:
+        """Stop the server, let in or not."""
+        self._close_gate()
+        _stop([self.process])
+
+    def _close_gate(self) -> None:
+        if self._gate is not None:
+            os.close(self._gate)
+            self._gate = None
+
+
 def run_beside(
-    worker: Sequence[str], server: Sequence[str], *, cwd: Path, hold: Sequence[int] = ()
+    worker: Sequence[str],
+    server: Sequence[str] | subprocess.Popen,
+    *,
+    cwd: Path,
+    hold: Sequence[int] = (),
 ) -> int:
     """Run the worker and the server until the server ends or a stop signal comes; stop both.
 
+    ``server`` is the server's argv, or its process already started (`GatedServer.open`).
     ``hold`` are descriptors the children keep open (the instance lock). Return the server's
     exit status, or 130 after SIGINT and 0 after another stop signal.
     """
@@ -124,9 +168,12 @@ def run_beside(
     previous = {signum: signal.signal(signum, asked) for signum in STOP_SIGNALS}
     children: list[subprocess.Popen] = []
     try:
-        children.append(_start(worker, cwd, hold))
-        web = _start(server, cwd, hold)
+        # The server first, and the worker at a lower priority: on a busy machine the
+        # worker's start-up (Django's checks, its first look at the store) and its syncs
+        # give way to the pages people wait for.
+        web = server if isinstance(server, subprocess.Popen) else _start(server, cwd, hold)
         children.append(web)
+        children.append(_start(worker, cwd, hold, niceness=WORKER_NICENESS))
         while asked.signal is None:
             status = web.poll()
             if status is not None:

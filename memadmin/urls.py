@@ -18,6 +18,7 @@ urlpatterns = [
     path("structure/", include("memadmin.structure.urls")),
     path("history/", include("memadmin.history.urls")),
     path("people/", include("memadmin.accounts.urls")),
+    path("projects/", include("memadmin.projects.urls")),
     path("interop/", include("memadmin.interop.urls")),
     path("curation/", include("memadmin.curation.urls")),
     path("undo/", include("memadmin.overview.urls")),

@@ -1,5 +1,6 @@
 """`memadmin serve`: which store it serves, and its start-up steps, run as real processes."""
 
+import sqlite3
 import subprocess
 import sys
 import time
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from memadmin.cli import build_parser, choose_store, port_of, run_beside, store_var_dir
+from memadmin.core import locations
 from tests.interop.server_processes import ROOT, environment
 from tests.upstream_store import build_store, make_row, write_sqlite_without_memories
 
@@ -85,7 +87,7 @@ def test_a_store_keeps_the_directory_the_shell_script_gave_it(tmp_path):
         text=True,
         check=True,
     ).stdout.strip()
-    assert store_var_dir(store, tmp_path) == tmp_path / "var" / "stores" / shell
+    assert store_var_dir(store, {}) == locations.default_var_dir({}) / "stores" / shell
 
 
 def test_a_store_is_synced_and_gets_one_admin(tmp_path):
@@ -149,3 +151,29 @@ def test_the_demo_is_seeded_when_no_store_is_named(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "log in as admin (password memadmin-demo)" in done.stdout
     assert (tmp_path / "var" / "memadmin.sqlite3").is_file()
+
+
+@pytest.mark.django_db
+def test_a_restart_serves_at_once_and_leaves_the_changes_to_the_worker(tmp_path, monkeypatch):
+    """A store synced before is not read again before serving: the worker's first refresh
+    brings its changes in. The first start, and a start without a server, sync it first."""
+    import io
+
+    from memadmin.cli import prepare
+    from memadmin.memories.models import Memory
+
+    monkeypatch.setenv("MEMADMIN_VAR_DIR", str(tmp_path / "var"))
+    store = build_store(tmp_path / "context.db", rows=[make_row(content="Deploys on Tuesdays")])
+    first = io.StringIO()
+    prepare(store, 8000, first, worker_syncs=True)
+    assert "1 new" in first.getvalue()
+    connection = sqlite3.connect(store)
+    with connection:
+        connection.execute("UPDATE memories SET importance = 90, updated_at = updated_at + 5")
+    connection.close()
+    restart = io.StringIO()
+    prepare(store, 8000, restart, worker_syncs=True)
+    assert "synced before; the background worker brings in what changed" in restart.getvalue()
+    assert Memory.objects.get().importance == 50
+    prepare(store, 8000, io.StringIO(), worker_syncs=False)
+    assert Memory.objects.get().importance == 90

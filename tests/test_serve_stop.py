@@ -272,3 +272,35 @@ def test_sigterm_during_a_sync_and_a_save_converges_on_the_next_start(served, tm
     )
     database.close()
     assert mirrored == upstream
+
+
+def test_the_web_server_listens_only_once_serve_lets_it_in(tmp_path, monkeypatch):
+    """`serve` starts the web server while it prepares the database: the server gets ready
+    but answers nothing until let in; a server never let in ends without listening."""
+    from memadmin.serve_processes import GatedServer
+
+    var_dir = tmp_path / "var"
+    manage(var_dir, "migrate", "--verbosity", "0")
+    for key, value in environment(var_dir).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    refused = GatedServer(f"127.0.0.1:{_free_port()}", cwd=ROOT)
+    time.sleep(1)
+    assert refused.process.poll() is None
+    refused.close()
+    assert refused.process.returncode is not None
+
+    port = _free_port()
+    gated = GatedServer(f"127.0.0.1:{port}", cwd=ROOT)
+    try:
+        time.sleep(2)
+        assert not _answers(port)
+        process = gated.open()
+        deadline = time.monotonic() + 60
+        while not _answers(port) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/login/", timeout=30) as page:
+            assert page.status == 200
+    finally:
+        gated.close()
+    assert process.returncode is not None

@@ -49,6 +49,7 @@ WRITE_ROLE = {
     "curation": "editor",
     "structure": "editor",  # fragmenting; its pages read as any viewer
     "overview": "editor",  # undoing a change; the service asks more for a criteria change
+    "projects": "editor",  # renaming a project
 }
 # The role reads need where it is not viewer.
 READ_ROLE = {"accounts": "admin"}
@@ -59,6 +60,7 @@ VIEW_ROLE = {
     "interop:conflict_resolve": "curator",  # choosing between two people's texts
     "interop:composite_conflict_resolve": "curator",  # alike, for a composite
     "interop:workspace_edit": "curator",  # what every member's agent is given: policy
+    "interop:proposals": "curator",  # the agent's proposals queue: a curator's review
     # Publishing composites to a store, and stopping or dropping it, changes what the agent reads.
     "interop:store_composites_publish": "curator",
     "interop:store_composites_unpublish": "curator",

@@ -140,6 +140,20 @@ CREATE TABLE workspace_members (
     added_at INTEGER NOT NULL,
     PRIMARY KEY (workspace_id, project_path)
 );
+CREATE TABLE dream_runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    project_path TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    finished_at INTEGER NOT NULL,
+    holder_id TEXT NOT NULL,
+    tasks_json TEXT NOT NULL,
+    tasks_succeeded INTEGER NOT NULL DEFAULT 0,
+    tasks_failed INTEGER NOT NULL DEFAULT 0,
+    smart_notes_surfaced INTEGER NOT NULL DEFAULT 0,
+    smart_notes_pending INTEGER NOT NULL DEFAULT 0,
+    memory_changes_json TEXT
+);
+CREATE INDEX idx_dream_runs_project ON dream_runs(project_path, finished_at DESC);
 CREATE TABLE memory_embeddings (
     memory_id INTEGER NOT NULL,
     embedding BLOB NOT NULL,

@@ -13,6 +13,7 @@ from memadmin.core.numbers import parse_id
 from memadmin.memories.picker import MEMORY_HINT, SELECT_LIMIT, PickerInput
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
+from memadmin.projects.widgets import ProjectSelect
 from memadmin.stored_choices import OUTSIDE_VALUES, keep_stored_choice
 
 from .models import Composite
@@ -39,7 +40,10 @@ def parse_ids(text: str) -> list[int]:
 
 class CompositeFilterForm(forms.Form):
     project = RowChoiceField(
-        queryset=Project.objects.order_by("name"), required=False, empty_label="All projects"
+        queryset=Project.objects.order_by("name"),
+        required=False,
+        empty_label="All projects",
+        widget=ProjectSelect,
     )
     type = forms.ChoiceField(choices=[("", "Any type"), *Composite.Type.choices], required=False)
     head_category = forms.ChoiceField(required=False, label="Head category")
@@ -79,7 +83,9 @@ class MembersPickedForm(forms.Form):
 
 
 class CompositeCreateForm(MembersPickedForm):
-    project = forms.ModelChoiceField(queryset=Project.objects.order_by("name"), empty_label=None)
+    project = forms.ModelChoiceField(
+        queryset=Project.objects.order_by("name"), empty_label=None, widget=ProjectSelect
+    )
     head = IdsField(label="Head", help_text="The id of the memory the composite is about, e.g. 12.")
     type = forms.ChoiceField(choices=Composite.Type.choices, initial=Composite.Type.SEQUENCE)
     title = forms.CharField(required=False, max_length=200)

@@ -5,6 +5,7 @@ from django import forms
 
 from memadmin.memories.selectors import project_list
 from memadmin.number_fields import RowChoiceField
+from memadmin.projects.widgets import ProjectSelect
 
 NOTE_MAX_CHARS = 200
 
@@ -17,7 +18,7 @@ class StaleFilterForm(forms.Form):
         required=False,
         empty_label="every project",
         label="Project",
-        widget=forms.Select(attrs={"id": "stale-project"}),
+        widget=ProjectSelect(attrs={"id": "stale-project"}),
     )
 
     def chosen_project(self):

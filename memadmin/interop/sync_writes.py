@@ -36,6 +36,7 @@ from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import audit_record
 from memadmin.core.contextdb import UpstreamSession as StoreSession
 from memadmin.core.contextdb.idset import IdMap
+from memadmin.core.project_names import short_identity
 from memadmin.memories.bulk_index import indexed_in_bulk
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
@@ -76,12 +77,6 @@ CHUNK_FIRST, CHUNK_MIN, CHUNK_MAX = 500, 50, 10_000
 # waiting for it, and only to them (`write_gate`). PostgreSQL locks rows, not the file.
 
 
-def project_name(identity: str) -> str:
-    """Return a readable name for a project first seen in a store: its identity, shortened."""
-    kind, _, rest = identity.partition(":")
-    return f"{kind}:{rest[:12]}" if len(rest) > 12 else identity
-
-
 class SyncWriter:
     """Write one plan for one store; call projects, memories, audit, sessions in that order."""
 
@@ -119,8 +114,12 @@ class SyncWriter:
         """Create the projects first seen in the store and bind every project to it."""
         created = []
         for identity in sorted(identities - projects.keys()):
+            # Named from the store's workspace members once they are read (`workspace_sync`).
             project = project_create(
-                identity=identity, name=project_name(identity), actor=self.actor
+                identity=identity,
+                name=short_identity(identity),
+                name_source=Project.NameSource.IDENTITY,
+                actor=self.actor,
             )
             if spec is not None:
                 pack_install(

@@ -1,12 +1,13 @@
 from django.urls import path
 
-from . import composite_views, conflict_views, views, workspace_views
+from . import composite_views, conflict_views, dream_views, views, workspace_views
 
 app_name = "interop"
 
 urlpatterns = [
     path("", views.index, name="index"),
     path("stores/<int:pk>/sync/", views.store_sync, name="store_sync"),
+    path("projects/<int:project_pk>/dreamer/", dream_views.dream_runs, name="dream_runs"),
     path(
         "stores/<int:pk>/composites/publish/",
         composite_views.store_composites_publish,
@@ -32,6 +33,7 @@ urlpatterns = [
         conflict_views.composite_conflict_resolve_view,
         name="composite_conflict_resolve",
     ),
+    path("projects/<int:project_pk>/proposals/", views.proposals, name="proposals"),
     path("workspaces/", workspace_views.workspaces, name="workspaces"),
     path("workspaces/<int:workspace_pk>/", workspace_views.workspace, name="workspace"),
     path(

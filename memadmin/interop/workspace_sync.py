@@ -18,12 +18,15 @@ in one store transaction, when the sync may write (`workspace_services.workspace
 from collections import Counter
 from collections.abc import Collection
 
+from memadmin.audit.context import current
 from memadmin.core.contextdb import RowProblem, StoreError
 from memadmin.core.contextdb.changes import ChangedRead
 from memadmin.core.contextdb.extras import MemberRow, StoreExtras, read_extras
 from memadmin.core.contextdb.writing import store_transaction
 from memadmin.core.ledger import parse_share_categories
-from memadmin.projects.models import Project
+from memadmin.core.project_names import name_from_members
+from memadmin.projects.models import NAME_MAX_CHARS, Project
+from memadmin.projects.services import project_name_from_store
 
 from .models import (
     SessionBlock,
@@ -54,6 +57,7 @@ def store_extras_sync(
     except StoreError as error:
         return [*warnings, RowProblem("workspaces", None, "", f"not read: {error}")]
     warnings += _sync_workspaces(extras, store, now, held)
+    _name_projects(store)
     _sync_session_blocks(extras, store)
     _sync_unread(extras, store, ids, None if changed is None else changed.ids)
     return warnings
@@ -237,6 +241,34 @@ def _sync_members(
     for gone in existing.values():
         gone.delete()
     return warnings
+
+
+def _name_projects(store: UpstreamStore) -> None:
+    """Name the store's projects as its workspace members do; a name a person chose stays.
+
+    Members of workspaces still in the store count, lowest workspace first (as upstream
+    picks a project's workspace); a project in none falls back to its short identity.
+    """
+    members: dict[str, list[tuple[str | None, str | None]]] = {}
+    for identity, display_name, display_path in (
+        WorkspaceMember.objects.filter(
+            workspace__store=store, workspace__upstream_gone_at__isnull=True
+        )
+        .order_by("workspace__upstream_id")
+        .values_list("project_identity", "display_name", "display_path")
+    ):
+        members.setdefault(identity, []).append((display_name, display_path))
+    acting_now = current()
+    actor = acting_now.actor if acting_now is not None else "import"
+    for project in Project.objects.filter(upstream_link__store=store).exclude(
+        name_source=Project.NameSource.USER
+    ):
+        store_name = name_from_members(members.get(project.identity, ()))[:NAME_MAX_CHARS]
+        if (project.name, project.name_source) == (store_name, Project.NameSource.STORE) or (
+            not store_name and project.name_source == Project.NameSource.IDENTITY
+        ):
+            continue  # named so already: no lock, no write
+        project_name_from_store(project=project, store_name=store_name, actor=actor)
 
 
 def _sync_session_blocks(extras: StoreExtras, store: UpstreamStore) -> None:

@@ -48,7 +48,10 @@ from .inputs import (
 )
 
 PATCH_LIMIT = 500  # changed memories read one by one; beyond that the project is read again
-KEPT_PROJECTS = 2  # prepared projects a process keeps (a 98,000-memory one: ~100 MB)
+# Prepared projects a process keeps: the most recently used, while together they hold no
+# more than KEPT_MEMORIES memories (a 98,000-memory one: ~100 MB), and always the last one.
+# A count of projects instead made the overview of three projects read all three every time.
+KEPT_MEMORIES = 110_000
 KEPT_RESULTS = 8  # assemblies kept per project (budget, mode, tie-break, counter)
 FULL_READ_OBJECTS = {"project"}  # a sync, an import, a project change: read it all again
 
@@ -181,9 +184,13 @@ def prepared_for(project: Project, *, now_ms: int) -> PreparedEntry:
             entry = _brought_up_to_date(project, entry, markers, now_ms)
         _entries[project.pk] = entry
         _entries.move_to_end(project.pk)
-        while len(_entries) > KEPT_PROJECTS:
+        while len(_entries) > 1 and _kept_memories() > KEPT_MEMORIES:
             _entries.popitem(last=False)
     return entry
+
+
+def _kept_memories() -> int:
+    return sum(len(entry.inputs.memories) for entry in _entries.values())
 
 
 def _in_window(entry: PreparedEntry, now_ms: int) -> bool:

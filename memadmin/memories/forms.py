@@ -6,6 +6,7 @@ from memadmin.audit.reason_field import reason_field
 from memadmin.core.fragments import LONG_MEMORY_CHARACTERS
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
+from memadmin.projects.widgets import ProjectSelect
 from memadmin.stored_choices import OUTSIDE_PACK, OUTSIDE_VALUES, keep_stored_choices
 from memadmin.taxonomy.selectors import category_names
 
@@ -25,7 +26,10 @@ class MemoryFilterForm(forms.Form):
     """The list's filters. Category matches case-insensitively, a part of a name too."""
 
     project = RowChoiceField(
-        queryset=Project.objects.order_by("name"), required=False, empty_label="All projects"
+        queryset=Project.objects.order_by("name"),
+        required=False,
+        empty_label="All projects",
+        widget=ProjectSelect,
     )
     category = forms.CharField(
         required=False,
@@ -106,7 +110,7 @@ class MemoryForm(forms.Form):
 
 
 class ProjectChoiceForm(forms.Form):
-    project = RowChoiceField(queryset=Project.objects.order_by("name"))
+    project = RowChoiceField(queryset=Project.objects.order_by("name"), widget=ProjectSelect)
 
 
 class ProjectSwitchForm(forms.Form):
@@ -116,5 +120,5 @@ class ProjectSwitchForm(forms.Form):
         queryset=Project.objects.order_by("name"),
         empty_label=None,
         label="Project",
-        widget=forms.Select(attrs={"id": "pick-project"}),
+        widget=ProjectSelect(attrs={"id": "pick-project"}),
     )

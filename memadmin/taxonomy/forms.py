@@ -14,6 +14,7 @@ from memadmin.audit.reason_field import reason_field
 from memadmin.core.numbers import INTEGER_MAX
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
+from memadmin.projects.widgets import ProjectSelect
 
 from .criteria_fields import FIELDS, HELP, LABELS, LIMITS, LIST_FIELDS, MAX_ITEMS, field_value
 from .criteria_items import ItemFormSet, PairFormSet, TextItemFormSet, criteria_text_field
@@ -171,6 +172,7 @@ class ProjectPickForm(forms.Form):
         queryset=Project.objects.filter(pack__isnull=False).order_by("name"),
         empty_label=None,
         label="Project",
+        widget=ProjectSelect,
     )
 
 

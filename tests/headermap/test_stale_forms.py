@@ -23,7 +23,8 @@ def test_the_project_filter_holds_the_chosen_project(client_as, edited, project,
     response = client_as("viewer").get("/map/stale/", {"project": project.pk})
     first, second = sorted([project, mc_project], key=lambda p: p.name)
     options = "".join(
-        f'<option value="{p.pk}"{" selected" if p == project else ""}>{escape(p.name)}</option>'
+        f'<option value="{p.pk}"{" selected" if p == project else ""} title="{p.identity}">'
+        f"{escape(p.name)}</option>"
         for p in (first, second)
     )
     assertContains(

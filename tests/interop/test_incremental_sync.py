@@ -2,6 +2,7 @@
 records only the runs that changed something or failed."""
 
 import sqlite3
+import time
 
 import pytest
 
@@ -23,6 +24,7 @@ LATER = BASE_TIME_MS + 3_600_000
 def _fresh_refresh_state(monkeypatch):
     monkeypatch.setattr(incremental, "_last_full", {})
     monkeypatch.setattr(incremental, "_failed_at", {})
+    monkeypatch.setattr(incremental, "_started", time.monotonic())
 
 
 @pytest.fixture
@@ -159,3 +161,19 @@ def test_a_one_project_sync_leaves_the_watermark_alone(store):
     assert not StoreWatermark.objects.exists()
     run = _incremental(path)
     assert (run.new, run.unchanged) == (1, 2)
+
+
+def test_a_workers_first_refresh_reads_only_what_changed(store, planned, monkeypatch):
+    """A worker just started (a restart) does not re-read the whole store: its first
+    refresh is incremental; the whole store is read FULL_EVERY_SECONDS after its start."""
+    path = store(rows=spread_rows(30))
+    context_db_sync(path=path)
+    planned.clear()
+    _execute(path, ("UPDATE memories SET importance = 80, updated_at = ? WHERE id = 3", (LATER,)))
+    assert stores_refresh() == {str(path): "synced: 0 new, 1 changed, 0 gone"}
+    assert planned == [2]  # the changed row, and row 1, as new as the watermark
+    planned.clear()
+    monkeypatch.setattr(incremental, "_started", time.monotonic() - incremental.FULL_EVERY_SECONDS)
+    monkeypatch.setattr(incremental, "_last_full", {})
+    assert stores_refresh() == {str(path): "unchanged"}
+    assert planned == [30]

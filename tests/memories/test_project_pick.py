@@ -12,13 +12,15 @@ pytestmark = pytest.mark.django_db
 def test_the_project_select_offers_every_project_with_this_one_chosen(
     client_as, project, mc_project
 ):
-    """Ops and Plugin, by name; the project the memory goes into is selected; no empty choice."""
+    """Ops and Plugin, by name, each identity on hover; the project the memory goes into is
+    selected; no empty choice."""
     response = client_as("editor").get(reverse("memories:create"), {"project": mc_project.pk})
     assertContains(
         response,
         f'<select name="project" id="pick-project">'
-        f'<option value="{project.pk}">Ops</option>'
-        f'<option value="{mc_project.pk}" selected>Plugin</option></select>',
+        f'<option value="{project.pk}" title="{project.identity}">Ops</option>'
+        f'<option value="{mc_project.pk}" selected title="{mc_project.identity}">Plugin</option>'
+        "</select>",
         html=True,
     )
     assertContains(response, '<label for="pick-project">Project</label>', html=True)

@@ -2,19 +2,22 @@
 
 The command starts itself again in a child process whose database is a fresh SQLite file in
 a temporary folder (MEMADMIN_VAR_DIR), so the real database is never opened; the folder is
-removed afterwards unless --keep is given.
+removed afterwards unless --keep is given. Then it times `memadmin serve` restarting on
+synced stores of 500 and 100,000 memories (`benchmark/restart.py`, folders of their own).
 """
 
 import os
 import time
 from dataclasses import replace
 
+from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from memadmin.devtools.benchmark.figures import assembly_figures
 from memadmin.devtools.benchmark.pages import page_figures, server_rss_mb
 from memadmin.devtools.benchmark.report import print_report
+from memadmin.devtools.benchmark.restart import restart_figures, restart_lines
 from memadmin.devtools.benchmark.store import build_store
 from memadmin.ledger.counters import choose_counter
 from memadmin.scratch_database import refuse_outside_scratch_database, run_in_scratch_database
@@ -28,7 +31,9 @@ class Command(BaseCommand):
         "database and print the ledger's assembly times (2,000 and 100,000 candidates, both "
         "modes, cold, warm and hot count cache), then every page's server time, CPU time and "
         "queries as a viewer, an editor and an admin, the memory list beside Django's stock "
-        "admin changelist, and the targets. The real database is never touched."
+        "admin changelist, and the targets; then `memadmin serve` restarting on synced "
+        "stores of 500 and 100,000 memories, to its first pages. The real database is never "
+        "touched."
     )
 
     def add_arguments(self, parser):
@@ -38,6 +43,17 @@ class Command(BaseCommand):
             "--small", type=int, default=2_000, help="memories of the small project"
         )
         parser.add_argument("--keep", action="store_true", help="keep the temporary database")
+        parser.add_argument(
+            "--restart-sizes",
+            default="500,100000",
+            help="store sizes to time restarts at, comma-separated; empty for none "
+            "(default: 500,100000; the 100,000 store takes about a minute to build and sync)",
+        )
+        parser.add_argument(
+            "--restart-only",
+            action="store_true",
+            help="time only the restarts, not the ledger and the pages",
+        )
         parser.add_argument(
             "--inside",
             action="store_true",
@@ -51,6 +67,21 @@ class Command(BaseCommand):
             self._outside(options)
 
     def _outside(self, options) -> None:
+        try:
+            sizes = [int(size) for size in options["restart_sizes"].split(",") if size.strip()]
+        except ValueError:
+            raise CommandError("--restart-sizes takes numbers separated by commas") from None
+        if not options["restart_only"]:
+            self._pages(options)
+        if sizes:
+            figures = restart_figures(
+                sizes, settings.BASE_DIR, lambda message: self.stderr.write(f"  {message}…")
+            )
+            self.stdout.write("")
+            for line in restart_lines(figures):
+                self.stdout.write(line)
+
+    def _pages(self, options) -> None:
         run_in_scratch_database(
             command="benchmark",
             arguments=[
