@@ -15,6 +15,7 @@ urlpatterns = [
     path("composites/", include("memadmin.composites.urls")),
     path("map/", include("memadmin.headermap.urls")),
     path("ledger/", include("memadmin.ledger.urls")),
+    path("structure/", include("memadmin.structure.urls")),
     path("history/", include("memadmin.history.urls")),
     path("people/", include("memadmin.accounts.urls")),
     path("projects/", include("memadmin.projects.urls")),

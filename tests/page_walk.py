@@ -95,7 +95,7 @@ def demo_extras() -> tuple[str, ...]:
     edited = Memory.history.filter(history_actor="ana").order_by("history_id").first()
     extras = []
     if longest is not None:
-        extras.append(f"/ledger/fragment/{longest.pk}/")
+        extras.append(f"/structure/fragment/{longest.pk}/")
     if edited is not None:
         extras.append(f"/history/memories/{edited.id}/")
     return tuple(extras)

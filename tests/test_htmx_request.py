@@ -52,7 +52,7 @@ def test_the_fragment_page_restored_from_history_is_whole(client_as, project):
         project=project, category="OPS_RULES", content="One.\n\nTwo.", actor="agent"
     )
     client = client_as("editor")
-    url = f"/ledger/fragment/{memory.pk}/"
+    url = f"/structure/fragment/{memory.pk}/"
     swapped = client.get(url, headers=SWAP).content.decode()
     assert not _is_whole_page(swapped) and find(swapped, id="split-section")
     assert _is_whole_page(client.get(url, headers=RESTORE).content.decode())

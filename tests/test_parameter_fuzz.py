@@ -62,7 +62,16 @@ NOT_PARAMETERS = {"csrfmiddlewaretoken", "_save", "_continue", "_addanother", "_
 BAD_PATH_NUMBERS = ["0", "99999999999999999999999", "9223372036854775808"]
 # Query names pages read without a control on the page that sends them.
 HIDDEN_PARAMETERS = {
-    "memories:list": ["page", "per_page", "sort", "project", "category", "status", "q"],
+    "memories:list": [
+        "page",
+        "per_page",
+        "sort",
+        "project",
+        "category",
+        "status",
+        "q",
+        "min_length",
+    ],
     "memories:create": ["project"],
     "memories:merge": ["ids"],
     "memories:bulk": ["ids", "action", "expected", "composite", "category"],
@@ -74,7 +83,15 @@ HIDDEN_PARAMETERS = {
     "headermap:stale": ["project"],
     "headermap:stale_synced": ["version"],
     "ledger:page": ["budget", "page", "counter", "mode"],
-    "ledger:fragment": ["by", "by_was", "split_at", "boundary-TOTAL_FORMS", "boundary-0-start"],
+    "structure:fragment": [
+        "by",
+        "by_was",
+        "split_at",
+        "boundary-TOTAL_FORMS",
+        "boundary-0-start",
+        "summary",
+    ],
+    "structure:page": ["page"],
     "audit:index": ["page", "project", "since", "until", "actor", "category"],
     "audit:memory_compare": ["a", "b"],
     "audit:criteria_compare": ["a", "b"],

@@ -47,6 +47,7 @@ WRITE_ROLE = {
     "interop": "editor",  # a sync writes memories; its pack is the default one
     "accounts": "admin",
     "curation": "editor",
+    "structure": "editor",  # fragmenting; its pages read as any viewer
     "overview": "editor",  # undoing a change; the service asks more for a criteria change
     "projects": "editor",  # renaming a project
 }
@@ -66,6 +67,7 @@ VIEW_ROLE = {
     "interop:store_composites_drop": "curator",
     "taxonomy:facts": "viewer",  # checking pasted historian output reads, never writes
     "memories:bulk_actions": "editor",  # a read, but only of the bulk bar editors have
+    "accounts:theme": "viewer",  # this browser's colours: anyone signed in chooses their own
 }
 
 

@@ -2,7 +2,9 @@
 
 from django.http import HttpRequest
 
+from .forms import ThemeForm
 from .roles import has_role, role_of
+from .themes import theme_of
 
 
 def roles(request: HttpRequest) -> dict:
@@ -18,4 +20,14 @@ def roles(request: HttpRequest) -> dict:
             "curate": has_role(user, "curator"),
             "admin": has_role(user, "admin"),
         },
+    }
+
+
+def theme(request: HttpRequest) -> dict:
+    """Return the `theme` this browser chose (system, light or dark) and the `theme_form`
+    that changes it, going back to the page shown."""
+    chosen = theme_of(request)
+    return {
+        "theme": chosen,
+        "theme_form": ThemeForm(initial={"theme": chosen, "next": request.get_full_path()}),
     }

@@ -3,9 +3,11 @@
 from django import forms
 
 from memadmin.audit.reason_field import reason_field
+from memadmin.hidden_fields import BackForm
 from memadmin.stored_choices import keep_stored_choice
 
 from .roles import NO_ROLE, ROLE_DESCRIPTIONS, ROLES
+from .themes import Theme
 
 ROLE_CHOICES = [(role, f"{role} ({ROLE_DESCRIPTIONS[role]})") for role in ROLES]
 NO_ROLE_LABEL = "no role"  # the label of a person's role select while they have none
@@ -55,3 +57,15 @@ class RoleForm(forms.Form):
         ]
         form.fields["role"].widget.attrs["id"] = f"role-{person.pk}"
         return form
+
+
+class ThemeForm(BackForm):
+    """The colour theme of every page (at its foot), and the page to go back to."""
+
+    theme = forms.ChoiceField(
+        label="Theme",
+        choices=Theme.choices,
+        error_messages={"invalid_choice": "Choose a theme: system, light or dark."},
+        # The id theme.js finds it by; its change applies the theme at once.
+        widget=forms.Select(attrs={"id": "theme-choice"}),
+    )

@@ -3,7 +3,9 @@
 A split is a list of `Fragment`s. Each one's `start` and `end` are character offsets into
 the original text, and `text[start:end]` is the fragment's span: it begins and ends on a
 non-whitespace character, spans never overlap, and only whitespace lies between them, so
-together they cover every non-whitespace character of the text, in order.
+together they cover every non-whitespace character of the text, in order; with one
+exception, a title heading that the header's summary repeats, which lies before the first
+span (see `apply_boundaries`): the header holds it.
 
 `Fragment.text` is the detail as it would be saved: the span, trimmed, with one cleaning
 rule for a fragment that is a single list item: its continuation lines lose the indentation
@@ -29,6 +31,8 @@ _BULLET = re.compile(r"([-*+])[ \t]+(?=\S)")
 _NUMBERED = re.compile(r"\d{1,9}[.)](?:[ \t]+(?=\S)|$)")
 _HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+LONG_MEMORY_CHARACTERS = 280  # a memory this long, with some structure, is worth fragmenting
 
 
 class SplitError(ValueError):
@@ -58,7 +62,8 @@ def propose_split(text: str, *, by: SplitMode = "auto") -> list[Fragment]:
     `paragraphs` splits at blank lines; `items` starts a fragment at each list item (with
     its continuation lines and nested items) and treats other text as paragraphs;
     `headings` starts a fragment at each markdown heading, which keeps its whole body. In
-    the first two modes a heading standing alone joins the fragment after it. `auto` uses
+    every mode a heading standing alone (a title over the first section's heading too) joins
+    the fragment after it. `auto` uses
     the first of headings, items and paragraphs that gives two fragments or more. Text
     with no structure gives one fragment; blank text gives none.
     """
@@ -72,13 +77,25 @@ def propose_split(text: str, *, by: SplitMode = "auto") -> list[Fragment]:
     return [_fragment(text, start, end) for start, end in spans]
 
 
-def apply_boundaries(text: str, boundaries: list[int]) -> list[Fragment]:
+def is_fragment_candidate(text: str) -> bool:
+    """Return True for a text long enough, and structured enough, to fragment."""
+    return len(text) >= LONG_MEMORY_CHARACTERS and len(propose_split(text)) >= 2
+
+
+def apply_boundaries(
+    text: str, boundaries: list[int], *, summary: str | None = None
+) -> list[Fragment]:
     """Return the fragments that start at the given offsets, after the first at offset 0.
 
     Each boundary is a character offset strictly inside the text where a new fragment
     starts; `boundaries_of(propose_split(text))` gives the proposal's own. Raise SplitError
     when the boundaries are not strictly increasing, fall outside the text, leave a
     fragment with nothing but whitespace, or make fewer than two fragments.
+
+    Given the header's `summary`, a title heading the text opens with ("# Failover of the
+    primary database") that the summary repeats is left out of the first fragment, which
+    then starts on the line after it: the heading lives in the header, not in a detail too
+    (`title_heading_end`). A first fragment holding nothing but that heading keeps it.
     """
     if not boundaries:
         raise SplitError("A split needs at least 2 fragments: mark where the second one starts.")
@@ -104,7 +121,34 @@ def apply_boundaries(text: str, boundaries: list[int]) -> list[Fragment]:
                 f"it holds only whitespace."
             )
         fragments.append(_fragment(text, *span))
+    after_title = title_heading_end(text, summary) if summary is not None else None
+    if after_title is not None and after_title < fragments[0].end:
+        span = _trim(text, after_title, fragments[0].end)
+        if span is not None:
+            fragments[0] = _fragment(text, *span)
     return fragments
+
+
+def _title(line: str) -> str:
+    """Return a title line's words: without heading marks, a closing colon, or spaces."""
+    return line.strip().lstrip("#").strip().rstrip(":").strip()
+
+
+def title_heading_end(text: str, summary: str) -> int | None:
+    """Return the offset just after the title heading the text opens with, when the summary
+    says the same (its first line, in any case and with or without the `#` marks); else None.
+
+    Only a markdown heading on the text's first non-blank line counts as its title.
+    """
+    lines = _classify(text)
+    first = next((line for line in lines if line.kind != "blank"), None)
+    if first is None or first.kind != "heading":
+        return None
+    wanted = _title(summary.strip().split("\n", 1)[0])
+    heading = _title(text[first.start : first.end])
+    if not wanted or wanted.casefold() != heading.casefold():
+        return None
+    return first.end
 
 
 def boundaries_of(fragments: list[Fragment]) -> list[int]:
@@ -144,8 +188,9 @@ def _classify(text: str) -> list[_Line]:
 def _starts(lines: list[_Line], mode: str) -> list[int]:
     """Return the indexes of the lines that start a fragment in this split mode."""
     if mode == "headings":
-        return _by_headings(lines)
-    starts = _by_items(lines) if mode == "items" else _by_paragraphs(lines)
+        starts = _by_headings(lines)
+    else:
+        starts = _by_items(lines) if mode == "items" else _by_paragraphs(lines)
     return _attach_lone_headings(lines, starts)
 
 
@@ -267,7 +312,7 @@ def proposed_summary(text: str) -> str:
     """
     lines = [line.strip() for line in text.strip().splitlines()]
     first = lines[0] if lines else ""
-    heading = first.lstrip("#").strip().rstrip(":").strip()
+    heading = _title(first)
     if heading and len(lines) > 1 and (first.startswith("#") or not first.endswith(".")):
         summary = heading
     else:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import fragment_views, session_views, views
+from . import session_views, views
 
 app_name = "ledger"
 
@@ -9,5 +9,6 @@ urlpatterns = [
     path("<int:project_pk>/", views.ledger, name="page"),
     path("<int:project_pk>/download/", views.download, name="download"),
     path("<int:project_pk>/sessions/", session_views.sessions, name="sessions"),
-    path("fragment/<int:memory_pk>/", fragment_views.fragment, name="fragment"),
+    # The fragment tool moved to the Structure pages; an old link or bookmark still finds it.
+    path("fragment/<int:memory_pk>/", views.fragment_moved, name="fragment_moved"),
 ]

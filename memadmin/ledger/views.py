@@ -2,11 +2,13 @@
 
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
+from memadmin.addresses import address
 from memadmin.core.clock import now_ms
 from memadmin.core.diagrams import budget_bar_svg
 from memadmin.core.ledger import LedgerResult, explain
@@ -31,6 +33,14 @@ BUDGET_CONTROLS = ("range", "number")  # in page order, as a form sends them
 def index(request: HtmxHttpRequest) -> HttpResponse:
     """List the projects, each linking to its ledger."""
     return render(request, "ledger/index.html", {"projects": ledger_projects()})
+
+
+@require_GET
+@role_required("viewer")
+def fragment_moved(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
+    """Send an old link to the fragment tool, now under Structure, to its new address."""
+    target = address(reverse("structure:fragment", args=[memory_pk]), request.GET)
+    return redirect(target, permanent=True)
 
 
 def _project(project_pk: int) -> Project:

@@ -130,9 +130,7 @@ def bulk_plan(
             if memory.status != Memory.Status.ARCHIVED:
                 plan.unchanged.append(memory)
             elif memory.superseded_by_id is not None:
-                plan.refused.append(
-                    (memory, f"merged into #{memory.superseded_by_id}: undo the merge instead")
-                )
+                plan.refused.append((memory, superseded_reasons([memory])[memory.pk]))
             else:
                 plan.change.append(memory)
         plan.restore_to = statuses_before_archive([memory.pk for memory in plan.change])
@@ -173,20 +171,56 @@ def actions_allowed(
     return allowed
 
 
+def superseded_reasons(memories: Sequence[Memory]) -> dict[int, str]:
+    """Return, for each superseded memory, why restoring it is refused and what to do instead.
+
+    Its successor is named by the id the agent sees: "merged into #9: undo the merge from
+    #9's page instead", "fragmented into details under #9: they hold its text", or
+    "superseded by #9: the newer memory holds what it said" (the agent's own supersede).
+    """
+    superseded = [memory for memory in memories if memory.superseded_by_id is not None]
+    successors = dict(
+        Memory.objects.filter(
+            pk__in={memory.superseded_by_id for memory in superseded}
+        ).values_list("pk", "upstream_id")
+    )
+    reasons = {}
+    for memory in superseded:
+        upstream_id = successors.get(memory.superseded_by_id)
+        successor = f"#{memory.superseded_by_id if upstream_id is None else upstream_id}"
+        metadata = memory.metadata if isinstance(memory.metadata, dict) else {}
+        if metadata.get("fragmented_into") is not None:
+            reasons[memory.pk] = f"fragmented into details under {successor}: they hold its text"
+        elif str(metadata.get("archive_reason", "")).startswith("merged into"):
+            reasons[memory.pk] = (
+                f"merged into {successor}: undo the merge from {successor}'s page instead"
+            )
+        else:
+            reasons[memory.pk] = f"superseded by {successor}: the newer memory holds what it said"
+    return reasons
+
+
+WITHHELD_NAMED = 3  # how many superseded memories the note names, before "and n more"
+
+
 def restore_withheld(memories: Sequence[Memory]) -> str:
-    """Say why restore is not offered for chosen memories that were merged away ("" if it
-    is offered, or none of them is): a merged source comes back by undoing its merge."""
-    merged = [m for m in memories if m.status == Memory.Status.ARCHIVED and m.superseded_by_id]
+    """Say why restore is not offered for memories (the selection, or a page's rows) whose
+    archived ones were all superseded ("" if restore is offered, or none was superseded):
+    each comes back another way, or not at all, as `superseded_reasons` says."""
+    superseded = [m for m in memories if m.status == Memory.Status.ARCHIVED and m.superseded_by_id]
     restorable = any(
         m.status == Memory.Status.ARCHIVED and m.superseded_by_id is None for m in memories
     )
-    if not merged or restorable:
+    if not superseded or restorable:
         return ""
-    names = ", ".join(f"#{m.display_id}" for m in merged[:5]) + (" …" if len(merged) > 5 else "")
+    reasons = superseded_reasons(superseded[:WITHHELD_NAMED])
+    said = [f"#{m.display_id} was {reasons[m.pk]}" for m in superseded[:WITHHELD_NAMED]]
+    more = len(superseded) - WITHHELD_NAMED
     return (
-        f"Restore is not offered: {names} {'was' if len(merged) == 1 else 'were'} merged into "
-        "another memory; undo the merge from the merged memory's page to bring "
-        f"{'it' if len(merged) == 1 else 'them'} back."
+        "Restore is not offered: "
+        + "; ".join(said)
+        + (f"; and {more} more like {'it' if more == 1 else 'them'}" if more > 0 else "")
+        + "."
     )
 
 

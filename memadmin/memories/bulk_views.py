@@ -142,7 +142,8 @@ def bulk_actions(request: HtmxHttpRequest) -> HttpResponse:
         {
             "bulk_form": form,
             "bulk_offered": actions,
-            "bulk_withheld": restore_withheld(memories) if chosen else "",
+            # Said for the ticked rows, or for the page's rows while none is ticked.
+            "bulk_withheld": restore_withheld(memories),
         },
     )
 

@@ -3,6 +3,7 @@
 from django import forms
 
 from memadmin.audit.reason_field import reason_field
+from memadmin.core.fragments import LONG_MEMORY_CHARACTERS
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
 from memadmin.projects.widgets import ProjectSelect
@@ -45,6 +46,16 @@ class MemoryFilterForm(forms.Form):
         max_length=4,
         help_text=f"A number, or {IMPORTANCE_NONE!r} for memories without one.",
         error_messages={"invalid": f"An importance is a number, or {IMPORTANCE_NONE!r}."},
+        widget=forms.TextInput(attrs={"class": "narrow"}),
+    )
+    min_length = WholeNumberField(
+        required=False,
+        min_value=1,
+        label="Min. length",
+        help_text=(
+            f"In characters; {LONG_MEMORY_CHARACTERS} or more are the long ones, worth fragmenting."
+        ),
+        widget=forms.NumberInput(attrs={"placeholder": LONG_MEMORY_CHARACTERS, "class": "narrow"}),
     )
 
     def selector_filters(self) -> dict:
@@ -58,6 +69,7 @@ class MemoryFilterForm(forms.Form):
             "text": data.get("q", ""),
             "expiring_days": int(data["expiring"]) if data.get("expiring") else None,
             "importance": data.get("importance", ""),
+            "min_length": data.get("min_length"),
         }
 
 

@@ -5,6 +5,7 @@ import json
 from collections.abc import Iterable
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models.functions import Length
 
 from memadmin.core.clock import now_ms
 from memadmin.projects.models import Project
@@ -35,15 +36,20 @@ def memory_list(
     text: str = "",
     expiring_days: int | None = None,
     importance: str = "",
+    min_length: int | None = None,
 ) -> QuerySet[Memory]:
-    """Return memories filtered by project, category, status, a text fragment, expiry, importance.
+    """Return memories filtered by project, category, status, a text fragment, expiry,
+    importance and length, each with its length in characters (`characters`, to sort by).
 
     A category matches its name in any case, or a part of a name. Status `live` is active or
     permanent. `expiring_days` keeps the memories whose expiry falls in that many days. The
     text is searched through the full-text index, best match first (see `search`).
-    `importance` is a number, or "none" for the memories without one.
+    `importance` is a number, or "none" for the memories without one. `min_length` keeps the
+    memories of at least that many characters.
     """
-    memories = Memory.objects.select_related("project")
+    memories = Memory.objects.select_related("project").annotate(characters=Length("content"))
+    if min_length is not None:
+        memories = memories.filter(characters__gte=min_length)
     if project is not None:
         memories = memories.filter(project=project)
     if category:

@@ -50,6 +50,14 @@ class MemoryTable(tables.Table):
     category = tables.Column()
     content = tables.Column()
     importance = tables.Column(attrs={"td": {"class": "num"}})
+    # The text's length in characters (the selector's `characters`): sorted longest first,
+    # the long memories worth fragmenting come to the top.
+    length = tables.Column(
+        accessor="characters",
+        order_by=("characters",),
+        verbose_name="Length",
+        attrs={"td": {"class": "num"}, "th": {"class": "num"}},
+    )
     status = tables.Column()
     updated_at = tables.Column(verbose_name="Updated")
 
@@ -62,6 +70,7 @@ class MemoryTable(tables.Table):
             "category",
             "content",
             "importance",
+            "length",
             "status",
             "updated_at",
         )

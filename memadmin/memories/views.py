@@ -18,7 +18,7 @@ from memadmin.projects.models import Project
 
 from . import selectors
 from .bulk_forms import BulkForm, category_choices
-from .bulk_services import actions_allowed
+from .bulk_services import actions_allowed, restore_withheld
 from .forms import MemoryFilterForm, MemoryForm, ProjectSwitchForm
 from .models import Memory
 from .search import uses_index
@@ -54,6 +54,8 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
         rows = [row.record for row in table.paginated_rows]
         actions = actions_allowed(rows, chosen=False, can_move=bool(categories))
         context["bulk_offered"] = actions
+        # Restore missing from the menu is said, not silently dropped (the page's rows).
+        context["bulk_withheld"] = restore_withheld(rows)
         context["bulk_form"] = BulkForm(
             initial={"next": request.get_full_path(), "shown": [row.pk for row in rows]},
             project=filters.get("project"),

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "memadmin.ledger",
     "memadmin.interop",
     "memadmin.curation",
+    "memadmin.structure",
     "memadmin.history",
     "memadmin.overview",
     "memadmin.devtools",
@@ -84,6 +85,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "memadmin.accounts.context_processors.roles",
+                "memadmin.accounts.context_processors.theme",
                 "memadmin.interop.context_processors.newer_stores_notice",
             ],
             # Tags of no one app: every app's forms use these hidden fields.

@@ -68,7 +68,7 @@ def test_previewing_a_split_without_javascript_keeps_the_token_out_of_the_addres
     """Preview the split with scripts off: the address never carries the CSRF token."""
     memory = memory_create(project=project, category="OPS_RULES", content=SOP, actor="agent")
     context, page = editor_without_script(browser, live_server)
-    page.goto(f"{live_server.url}/ledger/fragment/{memory.pk}/")
+    page.goto(f"{live_server.url}/structure/fragment/{memory.pk}/")
     assert page.locator("#id_summary").input_value() == "Release SOP"
     page.get_by_role("button", name="Preview the split").click()
     page.wait_for_load_state()
@@ -81,7 +81,7 @@ def test_merging_and_applying_a_split_without_javascript(browser, live_server, p
     """Scripts off: tick a merge box, preview (a post of the rows), apply: three details."""
     memory = memory_create(project=project, category="OPS_RULES", content=SOP, actor="agent")
     context, page = editor_without_script(browser, live_server)
-    page.goto(f"{live_server.url}/ledger/fragment/{memory.pk}/")
+    page.goto(f"{live_server.url}/structure/fragment/{memory.pk}/")
     assert page.locator("#split-section h2").inner_text() == "4 details"
     page.get_by_label("into fragment 2", exact=True).check()
     page.get_by_role("button", name="Preview the split").click()

@@ -101,7 +101,7 @@ def test_choosing_another_split_mode_proposes_its_split(logged_in_page, live_ser
         project=project, category="OPS_RULES", content=FRAGMENTABLE, actor="historian"
     )
     page = logged_in_page("editor")
-    page.goto(f"{live_server.url}/ledger/fragment/{memory.pk}/")
+    page.goto(f"{live_server.url}/structure/fragment/{memory.pk}/")
     assert page.locator("#split-section h2").inner_text() == "4 details"
 
     page.select_option("#split-by", "paragraphs")
@@ -117,7 +117,7 @@ def test_a_merge_box_and_a_start_box_refresh_the_split(logged_in_page, live_serv
         project=project, category="OPS_RULES", content=FRAGMENTABLE, actor="historian"
     )
     page = logged_in_page("editor")
-    page.goto(f"{live_server.url}/ledger/fragment/{memory.pk}/")
+    page.goto(f"{live_server.url}/structure/fragment/{memory.pk}/")
     page.get_by_label("into fragment 2", exact=True).check()
     page.locator("#split-section h2", has_text="3 details").wait_for()
     assert page.locator("#id_boundary-TOTAL_FORMS").input_value() == "2"
@@ -150,7 +150,7 @@ def test_typing_while_the_split_refreshes_is_kept_and_previewed(
         project=project, category="OPS_RULES", content=FRAGMENTABLE, actor="historian"
     )
     page = logged_in_page("editor")
-    page.goto(f"{live_server.url}/ledger/fragment/{memory.pk}/")
+    page.goto(f"{live_server.url}/structure/fragment/{memory.pk}/")
     held = []
 
     def hold_the_first(route):
@@ -159,7 +159,7 @@ def test_typing_while_the_split_refreshes_is_kept_and_previewed(
         else:
             held.append(route)  # answered below
 
-    page.route(re.compile(r"/ledger/fragment/\d+/\?"), hold_the_first)
+    page.route(re.compile(r"/structure/fragment/\d+/\?"), hold_the_first)
     page.get_by_label("into fragment 3", exact=True).check()  # a refresh, held in flight
     page.locator("fieldset.fragment-split.htmx-request").wait_for()
     start = page.get_by_label("Fragment 3 starts on line", exact=True)
@@ -228,7 +228,7 @@ def test_applying_a_split_of_a_text_changed_meanwhile_splits_nothing(
         project=project, category="OPS_RULES", content=FRAGMENTABLE, actor="historian"
     )
     page = logged_in_page("editor")
-    page.goto(f"{live_server.url}/ledger/fragment/{memory.pk}/")
+    page.goto(f"{live_server.url}/structure/fragment/{memory.pk}/")
     memory_update(memory=memory, content=FRAGMENTABLE + "\n\nAdded meanwhile.", actor="agent")
     page.fill("#id_summary", "My own summary.")
     page.get_by_role("button", name="Fragment: create the details and the header").click()

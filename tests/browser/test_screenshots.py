@@ -36,8 +36,8 @@ def run_in_own_thread(work) -> None:
 
 
 def test_the_command_saves_every_page_at_both_widths_in_both_themes(people, project, tmp_path):
-    """Twenty-four PNGs: overview, memory list, memory, composite, ledger and map; 390 and
-    1400 px; light and dark."""
+    """Twenty-eight PNGs: overview, memory list, memory, composite, ledger, map and Structure;
+    390 and 1400 px; light and dark."""
     head = memory_create(project=project, category="OPS_RULES", content="Deploy.", actor="agent")
     step = memory_create(project=project, category="OPS_RULES", content="Drain.", actor="agent")
     composite_create(head=head, type="sequence", members=[step], actor="agent")
@@ -45,7 +45,7 @@ def test_the_command_saves_every_page_at_both_widths_in_both_themes(people, proj
     names = sorted(path.name for path in tmp_path.glob("*.png"))
     expected = sorted(
         f"{page}-{width}-{theme}.png"
-        for page in ("overview", "memories", "memory", "composite", "ledger", "map")
+        for page in ("overview", "memories", "memory", "composite", "ledger", "map", "structure")
         for width in (390, 1400)
         for theme in ("light", "dark")
     )

@@ -356,3 +356,62 @@ def test_the_proposed_summary_is_the_title_line_or_the_first_sentence():
     assert proposed_summary("Restore drill:\n- copy\n- verify") == "Restore drill"
     assert proposed_summary("Backups run nightly. They are kept a week.") == "Backups run nightly."
     assert proposed_summary("   ") == "Summary of a fragmented memory"
+
+
+FAILOVER = """# Failover of the primary database
+
+1. Stop writes: set the service read-only.
+2. Promote the replica with pg_ctl promote.
+3. Point the service at the new primary and lift read-only."""
+
+
+def test_a_title_heading_the_summary_repeats_stays_out_of_the_first_fragment():
+    """The heading becomes the header's summary, so detail 1 is the first step alone."""
+    boundaries = boundaries_of(propose_split(FAILOVER))
+    fragments = apply_boundaries(FAILOVER, boundaries, summary="Failover of the primary database")
+    assert [fragment.text for fragment in fragments] == [
+        "1. Stop writes: set the service read-only.",
+        "2. Promote the replica with pg_ctl promote.",
+        "3. Point the service at the new primary and lift read-only.",
+    ]
+    assert FAILOVER[: fragments[0].start].strip() == "# Failover of the primary database"
+
+
+@pytest.mark.parametrize(
+    "summary", ["# failover of the primary database:", "Failover of the primary database\nmore"]
+)
+def test_the_title_matches_in_any_case_with_marks_and_on_the_summary_first_line(summary):
+    fragments = apply_boundaries(FAILOVER, boundaries_of(propose_split(FAILOVER)), summary=summary)
+    assert fragments[0].text.startswith("1. Stop writes")
+
+
+@pytest.mark.parametrize("summary", [None, "Failover runbook", "Failover of the primary"])
+def test_the_heading_stays_in_detail_1_when_the_summary_says_something_else(summary):
+    """Only a summary that repeats the heading takes it: otherwise no line would be kept."""
+    fragments = apply_boundaries(FAILOVER, boundaries_of(propose_split(FAILOVER)), summary=summary)
+    assert fragments[0].text.startswith("# Failover of the primary database\n\n1. Stop writes")
+
+
+def test_a_first_fragment_that_is_only_the_title_keeps_it():
+    """Boundaries that leave the heading alone before fragment 2: it stays, not emptied."""
+    text = "# Title\n\n## One\nbody one\n## Two\nbody two"
+    fragments = apply_boundaries(text, [text.index("## One")], summary="Title")
+    assert fragments[0].text == "# Title"
+
+
+def test_a_title_that_is_not_a_heading_is_not_left_out():
+    """A plain first line (no `#`) stays in detail 1 even when the summary repeats it."""
+    text = FAILOVER.replace("# Failover", "Failover", 1)
+    fragments = apply_boundaries(
+        text, boundaries_of(propose_split(text)), summary="Failover of the primary database"
+    )
+    assert fragments[0].text.startswith("Failover of the primary database")
+
+
+def test_a_title_over_the_first_section_joins_it_when_splitting_by_headings():
+    """ "# Title" followed at once by "## A": the title is no fragment of its own, and with a
+    summary that repeats it, detail 1 is section A alone."""
+    text = "# Title\n\n## One\nbody one\n## Two\nbody two"
+    assert texts("headings", text) == ["# Title\n\n## One\nbody one", "## Two\nbody two"]
+    fragments = apply_boundaries(text, boundaries_of(propose_split(text)), summary="Title")
+    assert [fragment.text for fragment in fragments] == ["## One\nbody one", "## Two\nbody two"]

@@ -183,8 +183,8 @@ def test_the_timeline_costs_the_same_queries_however_many_changes(make_memory):
 
 def test_a_fragment_names_its_original_through_the_change_that_made_it(make_memory, people):
     """The fragmentation event is found by change id, however far its time is from the fragment's."""
-    from memadmin.ledger.fragment_lines import offsets_of
-    from memadmin.ledger.fragment_services import memory_fragment
+    from memadmin.structure.fragment_lines import offsets_of
+    from memadmin.structure.fragment_services import memory_fragment
 
     original = make_memory("Release SOP\n\n1. Build.\n2. Tag.\n3. Announce.")
     result = memory_fragment(

@@ -146,8 +146,8 @@ def test_merge_repoints_membership_to_the_result(make_memory, people):
 
 def test_fragmenting_shows_on_the_original_the_header_and_the_details(make_memory, people):
     """The original was fragmented into a header; header and details name the original."""
-    from memadmin.ledger.fragment_lines import offsets_of
-    from memadmin.ledger.fragment_services import memory_fragment
+    from memadmin.structure.fragment_lines import offsets_of
+    from memadmin.structure.fragment_services import memory_fragment
 
     original = make_memory("Release SOP\n\n1. Build.\n2. Tag.\n3. Announce.")
     result = memory_fragment(

@@ -140,7 +140,7 @@ def test_restore_refuses_a_superseded_memory(rows):
     plan = bulk_plan(action="restore", memories=fresh(rows))
     assert [m.pk for m in plan.change] == [rows[2].pk]
     assert [why for _, why in plan.refused] == [
-        f"merged into #{result.pk}: undo the merge instead"
+        f"merged into #{result.pk}: undo the merge from #{result.pk}'s page instead"
     ] * 2
 
 

@@ -6,8 +6,8 @@ from django.contrib.messages import get_messages
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.bulk_services import actions_allowed
 from memadmin.memories.models import Memory
-from memadmin.memories.services import memory_create
-from tests.html_tree import attribute, find, find_all, selected, submitted
+from memadmin.memories.services import memory_create, memory_update
+from tests.html_tree import attribute, find, find_all, selected, submitted, text
 
 pytestmark = pytest.mark.django_db
 
@@ -171,9 +171,66 @@ def test_a_merged_source_says_why_restore_is_not_offered(client_as, rows):
     html = client.get("/memories/bulk/actions/", {"ids": [rows[0].pk]}).content.decode()
     assert "restore" not in offered(html)
     note = find(html, "small", class_="bulk-withheld")
-    assert f"#{rows[0].display_id} was merged into another memory" in note.children[0]
+    assert note.children[0] == (
+        f"Restore is not offered: #{rows[0].display_id} was merged into #{result.display_id}: "
+        f"undo the merge from #{result.display_id}'s page instead."
+    )
     # A memory archived on its own is restorable, and nothing is withheld.
     html = client.get("/memories/bulk/actions/", {"ids": [rows[3].pk]}).content.decode()
     assert "restore" in offered(html)
     assert not find_all(html, "small", class_="bulk-withheld")
     assert result.pk
+
+
+def test_a_page_of_superseded_memories_says_why_restore_is_missing(client_as, project, rows):
+    """Without JavaScript (nothing ticked), a page whose archived rows were all superseded
+    says why its menu has no Restore: merged, fragmented or superseded, each its own way."""
+    from memadmin.memories.merge_services import memory_merge
+    from memadmin.structure.fragment_lines import offsets_of
+    from memadmin.structure.fragment_services import memory_fragment
+
+    memory_update(memory=rows[3], status="active", actor="agent")
+    merged = memory_merge(memories=rows[:2], content="Rules 0 and 1.", actor="agent")
+    long = memory_create(
+        project=project,
+        category="OPS_RULES",
+        content="Title line\n\nFirst.\n\nSecond.",
+        actor="agent",
+    )
+    header = memory_fragment(
+        memory=long,
+        boundaries=offsets_of(long.content, [5]),
+        composite_type="theme",
+        summary="Two facts.",
+        actor="agent",
+    ).header
+    client = client_as("editor")
+    html = client.get("/memories/", {"status": "archived", "sort": "id"}).content.decode()
+    assert "restore" not in offered(html)
+    note = text(find(html, "small", class_="bulk-withheld"))
+    assert note == (
+        f"Restore is not offered: #{rows[0].display_id} was merged into #{merged.display_id}: "
+        f"undo the merge from #{merged.display_id}'s page instead; #{rows[1].display_id} was "
+        f"merged into #{merged.display_id}: undo the merge from #{merged.display_id}'s page "
+        f"instead; #{long.display_id} was fragmented into details under #{header.display_id}: "
+        "they hold its text."
+    )
+    # A page with a restorable row offers Restore, and says nothing.
+    memory_update(memory=rows[3], status="archived", actor="agent")
+    html = client.get("/memories/", {"status": "archived"}).content.decode()
+    assert "restore" in offered(html)
+    assert not find_all(html, "small", class_="bulk-withheld")
+
+
+def test_the_note_names_three_and_counts_the_rest(client_as, project):
+    """Five superseded memories: three named, "and 2 more like them"."""
+    successor = memory_create(project=project, category="OPS_RULES", content="New.", actor="agent")
+    for n in range(5):
+        old = memory_create(
+            project=project, category="OPS_RULES", content=f"Old {n}.", actor="agent"
+        )
+        Memory.objects.filter(pk=old.pk).update(status="archived", superseded_by=successor)
+    html = client_as("editor").get("/memories/", {"status": "archived"}).content.decode()
+    note = text(find(html, "small", class_="bulk-withheld"))
+    assert note.count(f"superseded by #{successor.display_id}: the newer memory holds") == 3
+    assert note.endswith("; and 2 more like them.")

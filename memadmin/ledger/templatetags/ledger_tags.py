@@ -4,22 +4,16 @@ from django import template
 from django.urls import reverse
 
 from memadmin.addresses import address
-from memadmin.core.fragments import propose_split
+from memadmin.core.fragments import is_fragment_candidate
 from memadmin.ledger.memory_injection import memory_injection as injection_of
 from memadmin.memories.models import Memory
 
 register = template.Library()
 
-LONG_MEMORY_CHARS = 280
-
 
 def is_long(memory: Memory) -> bool:
     """Return True for a live memory long enough, and structured enough, to fragment."""
-    return (
-        memory.status != Memory.Status.ARCHIVED
-        and len(memory.content) >= LONG_MEMORY_CHARS
-        and len(propose_split(memory.content)) >= 2
-    )
+    return memory.status != Memory.Status.ARCHIVED and is_fragment_candidate(memory.content)
 
 
 @register.inclusion_tag("ledger/includes/memory_fragments.html", takes_context=True)

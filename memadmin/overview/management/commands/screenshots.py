@@ -26,7 +26,7 @@ class _QuietHandler(WSGIRequestHandler):
 
 def pages() -> dict[str, str]:
     """Return the pages to photograph by name: the overview, the memory list, a memory, a
-    composite, the ledger and the map."""
+    composite, the ledger, the map and the project's Structure page."""
     project = Project.objects.filter(memories__isnull=False).order_by("pk").distinct().first()
     if project is None:
         raise CommandError("There is no project with memories: run `manage.py demo` first.")
@@ -43,6 +43,7 @@ def pages() -> dict[str, str]:
         "memory": reverse("memories:detail", args=[memory.pk]),
         "ledger": reverse("ledger:page", args=[project.pk]),
         "map": reverse("headermap:index") + f"?project={project.pk}",
+        "structure": reverse("structure:page", args=[project.pk]),
     }
     if composite is not None:
         shown["composite"] = reverse("composites:detail", args=[composite.pk])
@@ -52,7 +53,8 @@ def pages() -> dict[str, str]:
 class Command(BaseCommand):
     help = (
         "Save PNG screenshots of the overview, the memory list, a memory page, a composite, the "
-        "ledger and the map at 390 px and 1400 px, in the light and the dark theme, into DIR "
+        "ledger, the map and the Structure page at 390 px and 1400 px, in the light and the dark "
+        "theme, into DIR "
         "(Chromium via Playwright)."
     )
 

@@ -14,12 +14,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts.roles import role_required
-from memadmin.core.fragments import Fragment, SplitError, proposed_summary
+from memadmin.core.fragments import Fragment, SplitError, proposed_summary, title_heading_end
 from memadmin.core.tokens import TokenCounter
 from memadmin.htmx_request import HtmxHttpRequest, wants_fragment
+from memadmin.ledger.counters import choose_counter
 from memadmin.memories.models import Memory
 
-from .counters import choose_counter
 from .fragment_forms import BoundaryFormSet, FragmentForm, PreviewStateForm, SplitForm
 from .fragment_lines import (
     adjusted_lines,
@@ -55,6 +55,12 @@ class Split:
     malformed: bool = False
 
 
+def _summary(request: HtmxHttpRequest, text: str) -> str:
+    """Return the header summary the request shows: as typed, else the one proposed."""
+    data = request.POST if request.method == "POST" else request.GET
+    return data.get("summary", "").strip() or proposed_summary(text)
+
+
 def _split(request: HtmxHttpRequest, text: str) -> Split:
     """Return the split the request asks for: its mode, start lines, fragments and problems.
 
@@ -63,7 +69,7 @@ def _split(request: HtmxHttpRequest, text: str) -> Split:
     The mode changed when a preview's `by` differs from `by_was`, the mode the page showed:
     htmx names the fieldset, not the select, as the trigger, and a page without JavaScript
     sends no trigger at all. Applying (POST) reads the rows shown, which must come with their
-    management form.
+    management form. A title heading the header's summary repeats stays out of fragment 1.
     """
     data = request.POST if request.method == "POST" else request.GET
     count = len(line_starts(text))
@@ -89,7 +95,7 @@ def _split(request: HtmxHttpRequest, text: str) -> Split:
     fragments: list[Fragment] = []
     if not problems:
         try:
-            fragments = fragments_at(text, lines)
+            fragments = fragments_at(text, lines, summary=_summary(request, text))
         except SplitError as error:
             problems.append(str(error))
     if as_typed and problems:  # refused: the rows and the new line stay as they were typed
@@ -117,6 +123,12 @@ def _preview(fragments: list[Fragment], text: str, counter: TokenCounter) -> lis
         }
         for number, fragment in enumerate(fragments, start=1)
     ]
+
+
+def _title_in_header(fragments: list[Fragment], text: str, request: HtmxHttpRequest) -> bool:
+    """Return True when fragment 1 leaves out the title heading the header's summary repeats."""
+    end = title_heading_end(text, _summary(request, text))
+    return bool(fragments) and end is not None and fragments[0].start > end
 
 
 @require_http_methods(["GET", "POST"])
@@ -182,9 +194,10 @@ def fragment(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
             initial={"by_was": split.by, "expected_updated_at": memory.updated_at}
         ),
         "text_lines": memory.content.split("\n"),
+        "title_in_header": _title_in_header(split.fragments, memory.content, request),
         "archived": memory.status == Memory.Status.ARCHIVED,
     }
-    template_name = "ledger/fragment.html"
+    template_name = "structure/fragment.html"
     if request.method == "GET" and wants_fragment(request):
         template_name += "#split-section"
     status = 409 if outdated else 400 if refused else 200

@@ -3,7 +3,7 @@
 import pytest
 from pytest_django.asserts import assertContains
 
-from memadmin.ledger.fragment_forms import SPLIT_MODES
+from memadmin.structure.fragment_forms import SPLIT_MODES
 
 from .test_fragment_views import SOP, url
 

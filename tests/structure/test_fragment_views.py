@@ -25,7 +25,7 @@ def long_memory(remember):
 
 
 def url(memory):
-    return f"/ledger/fragment/{memory.pk}/"
+    return f"/structure/fragment/{memory.pk}/"
 
 
 def rows(*starts, merge=(), split_at=None) -> dict:
@@ -266,11 +266,15 @@ def test_the_memory_page_offers_fragmenting_a_long_memory(client_as, long_memory
     client = client_as("editor")
     page = client.get(f"/memories/{long_memory.pk}/").content.decode()
     offer = find(page, "section", class_="memory-fragments")
-    assert links(offer) == [("Fragment it into details under a header…", url(long_memory))]
+    assert links(offer) == [
+        ("Fragment it into details under a header…", url(long_memory)),
+        ("Every long memory of Ops", f"/structure/{long_memory.project_id}/"),
+    ]
     short = remember("A short fact.")
-    assert b"/ledger/fragment/" not in client.get(f"/memories/{short.pk}/").content
+    assert b"/structure/fragment/" not in client.get(f"/memories/{short.pk}/").content
     assert (
-        b"/ledger/fragment/" not in client_as("viewer").get(f"/memories/{long_memory.pk}/").content
+        b"/structure/fragment/"
+        not in client_as("viewer").get(f"/memories/{long_memory.pk}/").content
     )
 
 
@@ -328,3 +332,50 @@ def test_a_preview_over_htmx_carries_the_version_of_the_text_it_split(client_as,
     assert "<html" not in body
     assert [(e.name, attribute(e, "id")) for e in top(body)] == [("div", "split-section")]
     assert version_in(body) == str(long_memory.updated_at)
+
+
+FAILOVER = (
+    "# Failover of the primary database\n\n"
+    "1. Stop writes: set the service read-only, then wait for the replica to catch up fully.\n"
+    "2. Promote the replica with pg_ctl promote, and check that it accepts writes again.\n"
+    "3. Point the service at the new primary, lift read-only, and watch the error rate."
+)
+
+
+def test_the_preview_leaves_the_title_heading_to_the_header(client_as, remember):
+    """The proposed summary is the heading, so detail 1 is step 1 and the page says why; a
+    summary that says something else (sent by the preview) keeps the heading in detail 1."""
+    memory = remember(FAILOVER)
+    client = client_as("editor")
+    body = client.get(url(memory)).content.decode()
+    assert previewed(body)[0] == FAILOVER.splitlines()[2]
+    assert "Fragment 1 leaves out the title heading" in text(split_section(body))
+    assert text(find(body, "textarea", name="summary")) == "Failover of the primary database"
+    other = client.get(url(memory), {"summary": "Database runbook"}).content.decode()
+    assert previewed(other)[0].startswith("# Failover of the primary database\n\n1. Stop writes")
+    assert "leaves out the title heading" not in other
+
+
+def test_applying_with_the_heading_as_summary_keeps_it_only_in_the_header(client_as, remember):
+    memory = remember(FAILOVER)
+    client = client_as("editor")
+    seen = version_in(client.get(url(memory)).content.decode())
+    response = client.post(
+        url(memory),
+        {
+            **rows(4, 5),
+            "type": "sequence",
+            "summary": "Failover of the primary database",
+            "header_category": "OPS_RULES",
+            "header_importance": "90",
+            "expected_updated_at": seen,
+        },
+    )
+    assert response.status_code == 302
+    header = Memory.objects.get(content="Failover of the primary database")
+    details = Composite.objects.get(head=header).members.order_by("position")
+    assert [m.member.content[:14] for m in details] == [
+        "1. Stop writes",
+        "2. Promote the",
+        "3. Point the s",
+    ]

@@ -3,7 +3,7 @@
 import pytest
 
 from memadmin.core.fragments import SplitError
-from memadmin.ledger.fragment_lines import (
+from memadmin.structure.fragment_lines import (
     adjusted_lines,
     fragments_at,
     line_of,

@@ -6,12 +6,13 @@ from django.core.exceptions import ValidationError
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create
+from memadmin.core.fragments import proposed_summary
 from memadmin.headermap.models import HeaderSync
 from memadmin.headermap.stale_selectors import stale_header_count
-from memadmin.ledger.fragment_lines import offsets_of
-from memadmin.ledger.fragment_services import PreviewOutdated, memory_fragment
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
+from memadmin.structure.fragment_lines import offsets_of
+from memadmin.structure.fragment_services import PreviewOutdated, memory_fragment
 
 pytestmark = pytest.mark.django_db
 
@@ -147,3 +148,27 @@ def test_the_version_previewed_is_split(long_memory):
     """The version the preview split lets the split through."""
     made = fragment(long_memory, expected_updated_at=long_memory.updated_at)
     assert len(made.details) == 4
+
+
+FAILOVER = (
+    "# Failover of the primary database\n\n"
+    "1. Stop writes: set the service read-only.\n"
+    "2. Promote the replica with pg_ctl promote.\n"
+    "3. Point the service at the new primary and lift read-only."
+)
+
+
+def test_the_title_heading_lives_in_the_header_and_in_no_detail(remember):
+    """Split with its proposed summary, the heading is the header's text; detail 1 is step 1,
+    and every line of the original is in the header or a detail."""
+    memory = remember(FAILOVER)
+    result = fragment(memory, lines=(4, 5), summary=proposed_summary(FAILOVER))
+    assert result.header.content == "Failover of the primary database"
+    assert [d.content for d in result.details] == [
+        "1. Stop writes: set the service read-only.",
+        "2. Promote the replica with pg_ctl promote.",
+        "3. Point the service at the new primary and lift read-only.",
+    ]
+    kept = [result.header.content, *(d.content for d in result.details)]
+    for line in filter(None, FAILOVER.splitlines()):
+        assert any(line.lstrip("# ") in text for text in kept), line

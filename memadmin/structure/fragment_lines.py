@@ -42,8 +42,11 @@ def adjusted_lines(
     return sorted(kept)
 
 
-def fragments_at(text: str, lines: list[int]) -> list[Fragment]:
+def fragments_at(text: str, lines: list[int], *, summary: str | None = None) -> list[Fragment]:
     """Return the fragments that start on these lines, after the first.
+
+    Given the header's summary, a title heading it repeats stays out of the first fragment
+    (see `apply_boundaries`).
 
     Raise SplitError, naming lines, when a line is outside the text, two fragments start
     on the same line, a fragment would hold only blank lines, or there are fewer than two.
@@ -70,7 +73,7 @@ def fragments_at(text: str, lines: list[int]) -> list[Fragment]:
                 f"Fragment {number} (lines {first} to {after - 1}) would be empty: "
                 "it holds only blank lines."
             )
-    return apply_boundaries(text, [starts[line - 1] for line in lines])
+    return apply_boundaries(text, [starts[line - 1] for line in lines], summary=summary)
 
 
 def offsets_of(text: str, lines: list[int]) -> list[int]:

@@ -110,7 +110,7 @@ def memory_fragment(
         raise PreviewOutdated(original)
     _refuse(original, composite_type, summary, header_importance)
     try:
-        fragments = apply_boundaries(original.content, boundaries)
+        fragments = apply_boundaries(original.content, boundaries, summary=summary)
     except SplitError as error:
         raise ValidationError({"boundaries": str(error)}) from error
     now = max(at_ms if at_ms is not None else now_ms(), original.updated_at + 1)
