@@ -4,7 +4,8 @@ Which store is served, first match wins: `--demo` (the seeded demo store, var/me
 `--context-db PATH`; the environment variable `MEMADMIN_CONTEXT_DB=PATH`; magic-context's
 default store `$XDG_DATA_HOME/cortexkit/magic-context/context.db` (`~/.local/share/...`) if it
 exists; otherwise the demo store. A magic-context store is synced into a memadmin database of
-its own, var/stores/<digest of its path>/, so it never mixes with the demo; each start syncs
+its own, <var>/stores/<digest of its path>/, so it never mixes with the demo (<var> is `var/` in
+a checkout, `~/.local/share/memadmin` when installed, or MEMADMIN_VAR_DIR); each start syncs
 what changed. The background worker (`manage.py run_worker`: syncs started from the web, and a
 look at the store every 2 s) runs beside the web server and stops with it: SIGTERM, SIGINT
 or SIGHUP stop both within seconds, and one `serve` at a time runs on a store's directory.
@@ -15,11 +16,15 @@ import hashlib
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from importlib import metadata
 from pathlib import Path
 
+from memadmin.core import locations
 from memadmin.serve_processes import InstanceBusy, instance_lock, run_beside
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+# The folder holding the `memadmin` package (a checkout, or site-packages): the processes
+# serve starts run from it, so `python -m` imports this memadmin and no other.
+BASE_DIR = locations.PACKAGE_DIR.parent
 DEFAULT_PORT = 8000
 DEFAULT_SETTINGS = "memadmin.settings.local"
 DIGEST_LENGTH = 12
@@ -36,7 +41,13 @@ class Refused(Exception):
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of `memadmin` and its `serve` subcommand."""
     parser = argparse.ArgumentParser(prog="memadmin", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"memadmin {installed_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands.add_parser(
+        "manage",
+        help="run one of Django's management commands (e.g. `memadmin manage changepassword admin`)",
+        add_help=False,
+    )
     serve = commands.add_parser(
         "serve",
         help="set up a store and serve the dashboard on it",
@@ -78,10 +89,18 @@ def choose_store(
     return None, False
 
 
-def store_var_dir(store: Path, base_dir: Path = BASE_DIR) -> Path:
-    """Return the memadmin directory of a store: var/stores/<digest of its real path>."""
+def installed_version() -> str:
+    """Return memadmin's version as installed (pyproject.toml's, through the package metadata)."""
+    try:
+        return metadata.version("memadmin")
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
+
+
+def store_var_dir(store: Path, environ: Mapping[str, str]) -> Path:
+    """Return the memadmin directory of a store: <var>/stores/<digest of its real path>."""
     digest = hashlib.sha256(str(store).encode()).hexdigest()[:DIGEST_LENGTH]
-    return base_dir / "var" / "stores" / digest
+    return locations.default_var_dir(environ) / "stores" / digest
 
 
 def port_of(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
@@ -100,7 +119,7 @@ def set_up_store(store: Path, environ: dict[str, str]) -> Path:
     if not store.is_file():
         raise Refused(f"{store}: no such file")
     real = store.resolve()
-    environ.setdefault("MEMADMIN_VAR_DIR", str(store_var_dir(real)))
+    environ.setdefault("MEMADMIN_VAR_DIR", str(store_var_dir(real, environ)))
     return real
 
 
@@ -133,7 +152,7 @@ def prepare(store: Path | None, port: int, out) -> None:
     print(f"          serving {store}, synced into {var_dir}", file=out)
     print(
         f"          (lost the password? MEMADMIN_VAR_DIR={var_dir} "
-        f"{sys.executable} manage.py changepassword admin)",
+        f"{sys.executable} -m memadmin manage changepassword admin)",
         file=out,
     )
 
@@ -179,11 +198,23 @@ def serve(args: argparse.Namespace, environ: dict[str, str], out) -> int:
     )
 
 
+def manage(words: Sequence[str], environ: dict[str, str]) -> int:
+    """Carry out `memadmin manage WORDS...`: Django's management command line, on these settings."""
+    environ.setdefault("DJANGO_SETTINGS_MODULE", DEFAULT_SETTINGS)
+    from django.core.management import execute_from_command_line
+
+    execute_from_command_line(["memadmin manage", *words])
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `memadmin COMMAND ...` and return its exit status."""
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["manage"]:
+        return manage(words[1:], os.environ)
+    args = build_parser().parse_args(words)
     try:
-        return serve(args, os.environ, sys.stdout)  # the only command, so far
+        return serve(args, os.environ, sys.stdout)
     except Refused as refused:
         print(f"serve: {refused}", file=sys.stderr)
         return refused.code

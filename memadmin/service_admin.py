@@ -41,6 +41,7 @@ from django.template.response import TemplateResponse
 
 from memadmin.core.numbers import BIGINT_MIN, parse_whole
 from memadmin.number_fields import RowChoiceField, WholeNumberField
+from memadmin.store_rehearsal import store_rehearsal
 from memadmin.stored_choices import OUTSIDE_VALUES, keep_stored_choice
 
 VERSION_FIELD = "edited_version"
@@ -224,7 +225,8 @@ class ServiceAdmin(RangeCheckedAdmin):
     def _dry_run(self, request, obj, form, change: bool) -> None:
         """Run the service on the form's data and roll it back; report a refusal on the form."""
         try:
-            with transaction.atomic():
+            # The store's own transaction is rolled back too: a rehearsal commits nothing.
+            with transaction.atomic(), store_rehearsal():
                 self.service_save(request, self._fresh(obj), form.cleaned_data, change)
                 raise _DryRun
         except _DryRun:

@@ -32,8 +32,13 @@ def _no_prepared_store_kept():
     """Forget the ledger's prepared projects and remembered counts, the maps, the stale
     headers and the kept searches after each test.
 
-    Rolled-back tests give the same ids and markers again to other rows.
+    Rolled-back tests give the same ids and markers again to other rows. The newer-store
+    notice starts each test knowing of none, checked just now: a test's pages cost no query
+    for it (tests/interop/test_newer_store.py asks for a fresh check).
     """
+    from memadmin.interop.newer_stores import newer_forget
+
+    newer_forget(recheck=False)
     yield
     from django.core.cache import cache
 
@@ -156,6 +161,43 @@ def page_without_scripts(browser, live_server, people):
     yield open_page
     for context in contexts:
         context.close()
+
+
+# The fixtures through which a test reaches the database (pytest-django's; `django_db_blocker`
+# when a test or one of its own fixtures asks for it by name).
+DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+    "live_server",
+}
+
+
+def _reaches_the_database(item) -> bool:
+    if item.get_closest_marker("django_db") is not None:
+        return True
+    if DATABASE_FIXTURES & set(item.fixturenames):
+        return True
+    for name, definitions in item._fixtureinfo.name2fixturedefs.items():
+        if name == "django_db_blocker" and name in item._fixtureinfo.argnames:
+            return True
+        own = definitions[-1]
+        if "django_db_blocker" in own.argnames and not own.func.__module__.startswith(
+            "pytest_django"
+        ):
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark `engine_free` each test that cannot reach the database (pytest-django blocks it):
+    it runs the same code on either engine, so the test command runs it on the first only.
+    A process such a test starts serves SQLite (tests/interop/server_processes.py drops
+    DATABASE_URL)."""
+    for item in items:
+        if not _reaches_the_database(item):
+            item.add_marker(pytest.mark.engine_free)
 
 
 def pytest_report_header(config):

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from memadmin.cli import build_parser, choose_store, port_of, run_beside, store_var_dir
+from memadmin.core import locations
 from tests.interop.server_processes import ROOT, environment
 from tests.upstream_store import build_store, make_row, write_sqlite_without_memories
 
@@ -85,7 +86,7 @@ def test_a_store_keeps_the_directory_the_shell_script_gave_it(tmp_path):
         text=True,
         check=True,
     ).stdout.strip()
-    assert store_var_dir(store, tmp_path) == tmp_path / "var" / "stores" / shell
+    assert store_var_dir(store, {}) == locations.default_var_dir({}) / "stores" / shell
 
 
 def test_a_store_is_synced_and_gets_one_admin(tmp_path):

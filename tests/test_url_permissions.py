@@ -59,6 +59,7 @@ VIEW_ROLE = {
     "interop:conflict_resolve": "curator",  # choosing between two people's texts
     "interop:composite_conflict_resolve": "curator",  # alike, for a composite
     "interop:workspace_edit": "curator",  # what every member's agent is given: policy
+    "interop:proposals": "curator",  # the agent's proposals queue: a curator's review
     # Publishing composites to a store, and stopping or dropping it, changes what the agent reads.
     "interop:store_composites_publish": "curator",
     "interop:store_composites_unpublish": "curator",

@@ -6,7 +6,8 @@ back to `ceil(text.length / 3.5)` when that cannot load. Both are here:
 - `HeuristicCounter` ("heuristic"), the fallback, in exact integer arithmetic;
 - `ClaudeCounter` ("claude"), equal to ai-tokenizer's count for every text. It reads the
   encoding from files made at set-up time (`python -m memadmin.core.tokens setup`), in the
-  folder named by MEMADMIN_TOKENIZER_DIR, by default `<repo>/.cache/ai-tokenizer`.
+  folder named by MEMADMIN_TOKENIZER_DIR, by default `.cache/ai-tokenizer` in a checkout
+  (`core/locations.py` says where when installed).
 
 `default_counter()` gives the claude counter when it is set up, else the heuristic one; a
 caller can tell which from its `name`.
@@ -23,6 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from memadmin.core import locations
 from memadmin.core.claude_encoding import (
     EXPORT_FORMAT,
     META_FILE,
@@ -36,7 +38,6 @@ AI_TOKENIZER_VERSION = "1.0.6"
 TOKENIZER_DIR_ENV = "MEMADMIN_TOKENIZER_DIR"
 SETUP_COMMAND = "python -m memadmin.core.tokens setup"
 
-_REPO_ROOT = Path(__file__).resolve().parents[2]
 _EXPORT_SCRIPT = Path(__file__).with_name("export_claude_encoding.mjs")
 
 
@@ -135,9 +136,9 @@ def default_counter() -> TokenCounter:
 
 
 def tokenizer_dir() -> Path:
-    """Return the set-up folder: MEMADMIN_TOKENIZER_DIR, else `<repo>/.cache/ai-tokenizer`."""
+    """Return the set-up folder: MEMADMIN_TOKENIZER_DIR, else `.cache/ai-tokenizer` (locations)."""
     configured = os.environ.get(TOKENIZER_DIR_ENV)
-    return Path(configured) if configured else _REPO_ROOT / ".cache" / "ai-tokenizer"
+    return Path(configured) if configured else locations.default_tokenizer_dir()
 
 
 def setup(directory: Path | None = None) -> Path:

@@ -23,7 +23,9 @@ from memadmin.core.worddiff import word_diff
 from memadmin.hidden_fields import carry
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
+from memadmin.memories.revision_fields import revisions_text
 from memadmin.memories.selectors import memories_version
+from memadmin.memories.store_gateway import StoreRowChanged
 from memadmin.projects.models import Project
 
 from .forms import NEW_HEAD, ArchiveForm, GroupForm
@@ -65,6 +67,7 @@ def archive(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
         messages.error(request, "Say which memory of the pair is kept: nothing was archived.")
         return redirect(fallback)
     initial = {"keep": keep.pk, "expected_updated_at": memory.updated_at}
+    initial["store_revisions"] = revisions_text([memory])
     initial |= {"next": request.GET.get("next", ""), "kind": request.GET.get("kind", "")}
     form = ArchiveForm(request.POST if request.method == "POST" else None, initial=initial)
     status = 200
@@ -76,12 +79,18 @@ def archive(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
                 actor=request.user,
                 reason=form.cleaned_data["reason"],
                 expected_updated_at=form.cleaned_data["expected_updated_at"],
+                expected_revisions=form.cleaned_data["store_revisions"],
             )
         except StaleArchive as error:
             memory = error.current
             form.add_error(None, error)
             # Archiving again is over the version now shown, a deliberate second look.
             carry(form, "expected_updated_at", memory.updated_at)
+            status = 409
+        except StoreRowChanged as error:
+            # The agent revised the row since the page read it: archiving again is over it.
+            form.add_error(None, error)
+            carry(form, "store_revisions", revisions_text([memory]))
             status = 409
         except ValidationError as error:
             for message in _messages_of(error):

@@ -5,6 +5,7 @@ from django import forms
 from memadmin.audit.reason_field import reason_field
 from memadmin.composites.models import Composite
 from memadmin.hidden_fields import LocalPathField
+from memadmin.memories.revision_fields import StoreRevisionsField
 from memadmin.taxonomy.selectors import category_names
 
 from .analysis import CANDIDATE_FLOOR, EMBEDDING_THRESHOLD, LEXICAL_THRESHOLD
@@ -55,6 +56,8 @@ class ArchiveForm(forms.Form):
     )
     # Not required here: a post without it is refused as stale (409), not as a bad form.
     expected_updated_at = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    # The memory's store revision as the page read it (a lifecycle store; empty otherwise).
+    store_revisions = StoreRevisionsField()
     reason = reason_field(
         required=True,
         label="Why archive it",

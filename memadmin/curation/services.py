@@ -5,7 +5,7 @@ through `composite_create` (and `memory_create` for a new header): each records 
 audit event, in one transaction with the rest.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -14,6 +14,7 @@ from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.models import Memory
+from memadmin.memories.revision_fields import revision_for
 from memadmin.memories.selectors import memories_version
 from memadmin.memories.services import memory_create
 from memadmin.projects.models import Project
@@ -49,11 +50,13 @@ def duplicate_archive(
     actor,
     expected_updated_at: int | None,
     reason: str = "",
+    expected_revisions: Mapping[int, int] | None = None,
 ) -> Memory:
     """Archive `memory` as a near-duplicate of `keep`, the reason saying which one stays.
 
     `expected_updated_at` is the version the page showed: a memory changed since, or a
-    request naming no version, is refused with StaleArchive and nothing is written.
+    request naming no version, is refused with StaleArchive and nothing is written; so is
+    (StoreRowChanged) a store row the agent revised since `expected_revisions` were read.
     """
     if keep is not None and keep.pk == memory.pk:
         raise ValidationError("A memory cannot be archived as a duplicate of itself.")
@@ -63,7 +66,12 @@ def duplicate_archive(
     if current.updated_at != expected_updated_at:
         raise StaleArchive(current)
     why = f"near-duplicate of #{keep.display_id}" if keep is not None else "near-duplicate"
-    return memory_archive(memory=current, actor=actor, reason=f"{why}: {reason}" if reason else why)
+    return memory_archive(
+        memory=current,
+        actor=actor,
+        reason=f"{why}: {reason}" if reason else why,
+        expected_revision=revision_for(expected_revisions, current),
+    )
 
 
 class StaleGroup(ValidationError):

@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from django import forms
 
 from memadmin.audit.reason_field import reason_field
+from memadmin.memories.revision_fields import StoreRevisionsField
 from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
 
@@ -118,6 +119,8 @@ class RevertForm(forms.Form):
 
     version = WholeNumberField(min_value=1, widget=forms.HiddenInput)
     expected_version = WholeNumberField(required=False, widget=forms.HiddenInput)
+    # A memory's store revision as the page read it (a lifecycle store; empty otherwise).
+    store_revisions = StoreRevisionsField()
     reason = reason_field(label="Why", help_text="")
 
     def __init__(self, *args, **kwargs):
@@ -126,12 +129,22 @@ class RevertForm(forms.Form):
 
     @classmethod
     def for_version(
-        cls, history_id: int, *, expected: int, auto_id: str = "", data=None
+        cls,
+        history_id: int,
+        *,
+        expected: int,
+        auto_id: str = "",
+        data=None,
+        store_revisions: str = "",
     ) -> "RevertForm":
-        """Return the form reverting to that version over the object's version `expected`;
-        ids are "reason-<id>" unless told."""
+        """Return the form reverting to that version over the object's version `expected`
+        (and the store revisions read, if any); ids are "reason-<id>" unless told."""
         return cls(
             data,
-            initial={"version": history_id, "expected_version": expected},
+            initial={
+                "version": history_id,
+                "expected_version": expected,
+                "store_revisions": store_revisions,
+            },
             auto_id=auto_id or f"%s-{history_id}",
         )

@@ -6,11 +6,14 @@ through the same service a person's edit goes through (`memory_update`,
 version's reason names the version it restores.
 """
 
+from collections.abc import Mapping
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from memadmin.core.hashing import normalized_hash
 from memadmin.memories.models import Memory
+from memadmin.memories.revision_fields import revision_for
 from memadmin.memories.services import EDITABLE_FIELDS, StaleEdit, memory_update
 from memadmin.taxonomy.models import Category
 from memadmin.taxonomy.selectors import category_names
@@ -30,7 +33,13 @@ def revert_reason(number: int, reason: str) -> str:
 
 @transaction.atomic
 def memory_revert(
-    *, memory, version, actor, reason: str = "", expected_updated_at: int | None = None
+    *,
+    memory,
+    version,
+    actor,
+    reason: str = "",
+    expected_updated_at: int | None = None,
+    expected_revisions: Mapping[int, int] | None = None,
 ):
     """Save a memory's earlier version (a historical row) as its newest version.
 
@@ -38,7 +47,9 @@ def memory_revert(
     with the reason, nothing written: a version of another memory, a category no longer
     in the project's pack, text that duplicates another memory of that category, making a
     superseded memory active again, or a version that matches the memory already. If
-    `expected_updated_at` is given and the memory was saved since, StaleEdit is raised.
+    `expected_updated_at` is given and the memory was saved since, StaleEdit is raised;
+    given `expected_revisions` (the store revision the page read), a store row the agent
+    revised since refuses the revert (StoreRowChanged), nothing written.
     """
     number = getattr(version, "number", None) or version.history_id
     if version.id != memory.pk:
@@ -77,6 +88,7 @@ def memory_revert(
         actor=actor,
         reason=revert_reason(number, reason),
         action=REVERTED,
+        expected_revision=revision_for(expected_revisions, current_memory),
         **changes,
     )
 

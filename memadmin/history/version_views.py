@@ -15,7 +15,9 @@ from memadmin.accounts.roles import role_required
 from memadmin.hidden_fields import carry
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
+from memadmin.memories.revision_fields import revisions_text
 from memadmin.memories.services import StaleEdit
+from memadmin.memories.store_gateway import StoreRowChanged
 from memadmin.projects.models import Project
 from memadmin.taxonomy.services import StaleCriteria
 
@@ -57,7 +59,7 @@ def _labels(old, new) -> dict:
     return {"old_label": f"Version {old.number}", "new_label": f"Version {new.number}"}
 
 
-def _rows(versions: list, posted: RevertForm, expected: int) -> list:
+def _rows(versions: list, posted: RevertForm, expected: int, revisions: str = "") -> list:
     """Return the versions newest first, each with its compare radios and its revert form
     over the object's version `expected`.
 
@@ -68,14 +70,19 @@ def _rows(versions: list, posted: RevertForm, expected: int) -> list:
     for version in rows:
         asked = posted.is_bound and posted.cleaned_data.get("version") == version.history_id
         version.revert_form = RevertForm.for_version(
-            version.history_id, expected=expected, data=posted.data if asked else None
+            version.history_id,
+            expected=expected,
+            data=posted.data if asked else None,
+            store_revisions=revisions,
         )
     return rows
 
 
-def _compare_revert(old, expected: int) -> RevertForm:
+def _compare_revert(old, expected: int, revisions: str = "") -> RevertForm:
     """Return the compare page's form reverting to its older side ("revert-reason")."""
-    return RevertForm.for_version(old.history_id, expected=expected, auto_id="revert-%s")
+    return RevertForm.for_version(
+        old.history_id, expected=expected, auto_id="revert-%s", store_revisions=revisions
+    )
 
 
 def _refused_as_stale(form: RevertForm, current_version: int, message: str) -> None:
@@ -109,7 +116,7 @@ def _memory_history_page(request, memory, revert_form, status=200) -> HttpRespon
         "audit/memory_history.html",
         {
             "memory": memory,
-            "versions": _rows(versions, revert_form, memory.updated_at),
+            "versions": _rows(versions, revert_form, memory.updated_at, revisions_text([memory])),
             "latest": versions[-1] if versions else None,
             "timeline": memory_timeline(memory),
             "revert_form": revert_form,
@@ -143,7 +150,7 @@ def memory_compare(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse:
             "new": new,
             "text": text,
             "fields": fields,
-            "revert_form": _compare_revert(old, memory.updated_at),
+            "revert_form": _compare_revert(old, memory.updated_at, revisions_text([memory])),
             **_labels(old, new),
         },
     )
@@ -171,10 +178,16 @@ def memory_revert_view(request: HtmxHttpRequest, memory_pk: int) -> HttpResponse
             actor=request.user,
             reason=form.cleaned_data["reason"],
             expected_updated_at=expected,
+            expected_revisions=form.cleaned_data["store_revisions"],
         )
     except StaleEdit as stale:
         _refused_as_stale(form, stale.current.updated_at, stale.message)
         return _memory_history_page(request, stale.current, form, status=409)
+    except StoreRowChanged as changed:
+        # The agent revised the row since the page read it: reverting again is over it.
+        form.add_error(None, changed)
+        carry(form, "store_revisions", revisions_text([memory]))
+        return _memory_history_page(request, memory, form, status=409)
     except ValidationError as refused:
         form.add_error(None, refused)
         return _memory_history_page(request, memory, form, status=400)

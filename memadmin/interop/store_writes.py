@@ -36,8 +36,10 @@ from memadmin.memories.store_gateway import (
     StoreRowChanged,
 )
 from memadmin.projects.models import Project
+from memadmin.store_rehearsal import rehearsing
 
 from .models import StoreBase, StoreComposites, SyncConflict, UpstreamProject, UpstreamStore
+from .newer_stores import newer_note
 from .store_values import (
     bases_of,
     bases_record,
@@ -196,6 +198,35 @@ class ContextDbGateway:
         finally:
             connection.close()
 
+    def store_revisions(self, memories: Sequence[Memory]) -> dict[int, int]:
+        """Return the store rows' ``revision`` now by memory id, one read per store."""
+        if store_mode() != THROUGH:
+            return {}
+        by_project: dict[int, list[Memory]] = {}
+        for memory in memories:
+            by_project.setdefault(memory.project_id, []).append(memory)
+        by_store: dict[int, tuple[UpstreamStore, list[Memory]]] = {}
+        for members in by_project.values():
+            upstream = project_store(members[0].project)
+            if upstream is not None:
+                by_store.setdefault(upstream.pk, (upstream, []))[1].extend(members)
+        found: dict[int, int] = {}
+        for upstream, members in by_store.values():
+            try:
+                connection = open_readonly(Path(upstream.path), timeout=0.2)
+            except StoreError:
+                continue
+            try:
+                revisions = store.read_revisions(connection, [m.upstream_id for m in members])
+            except Exception:
+                continue
+            finally:
+                connection.close()
+            found.update(
+                {m.pk: revisions[m.upstream_id] for m in members if m.upstream_id in revisions}
+            )
+        return found
+
     def pending(self, memory_ids: Sequence[int]) -> set[int]:
         """Return which of the memories hold changes not yet in their store."""
         return set(
@@ -224,6 +255,7 @@ def probe(upstream: UpstreamStore, identity: str) -> str:
                 f"{expected or 'none'}); nothing is written to it"
             )
         too_new = store.too_new_reason(connection)
+        newer_note(path, too_new)
         if too_new:
             return f"{path}: {too_new}"
         columns = store.column_facts(connection)
@@ -269,6 +301,7 @@ class _Write:
             store_uuid=store_uuid_of(self.upstream),
             timeout=store_timeout(),
             now=now_ms(),
+            rehearse=rehearsing(),
         ) as tx:
             tx.check_project(self.identity)
             new_ids: dict[int, int] = {}

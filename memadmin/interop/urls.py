@@ -32,6 +32,7 @@ urlpatterns = [
         conflict_views.composite_conflict_resolve_view,
         name="composite_conflict_resolve",
     ),
+    path("projects/<int:project_pk>/proposals/", views.proposals, name="proposals"),
     path("workspaces/", workspace_views.workspaces, name="workspaces"),
     path("workspaces/<int:workspace_pk>/", workspace_views.workspace, name="workspace"),
     path(

@@ -2,15 +2,19 @@
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
+from memadmin.addresses import address
 from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
+from memadmin.projects.models import Project
 
 from . import selectors
 from .freshness import stores_freshness
 from .models import UpstreamStore
+from .proposals import NO_HUMAN_DECISION, pending_proposals
 from .sync_jobs import active_jobs, job_queue, job_reap
 
 
@@ -61,3 +65,24 @@ def store_sync(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if request.htmx:
         return index_page(request, template_name="interop/index.html#sync-section")
     return redirect("interop:index")
+
+
+@require_GET
+@role_required("curator")
+def proposals(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
+    """Show a synced project's queue of the agent's pending proposals (read-only).
+
+    Each with its writer, session, operation, reason and the word diff between the targets
+    now and what it would make; the page says why memadmin decides none of them.
+    """
+    project = get_object_or_404(Project, pk=project_pk)
+    return render(
+        request,
+        "interop/proposals.html",
+        {
+            "project": project,
+            "shown": pending_proposals(project),
+            "no_human_decision": NO_HUMAN_DECISION,
+            "memories_url": address(reverse("memories:list"), project=project.pk),
+        },
+    )

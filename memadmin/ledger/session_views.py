@@ -12,13 +12,16 @@ from memadmin.projects.models import Project
 from .counters import choose_counter
 from .plugin_context import ledger_budget
 from .selectors import ledger_preview
+from .session_seen import sessions_seen
 from .session_selectors import project_sessions
 
 
 @require_GET
 @role_required("viewer")
 def sessions(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
-    """List the project's sessions: harness, prompt surface, recorded ids today, block diff.
+    """List the project's sessions: harness, prompt surface, recorded ids today, block diff,
+    and what each really saw (applied revisions where the store records them) against
+    today's selection.
 
     Today's block is plugin mode at the default budget (the user's, for a synced project).
     """
@@ -28,7 +31,9 @@ def sessions(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
     preview = ledger_preview(
         project, budget=budget.tokens, counter=counter, now_ms=now_ms(), modes=("plugin",)
     )
-    today = preview.results["plugin"].rendered if preview.results else ""
+    result = preview.results.get("plugin") if preview.results else None
+    today = result.rendered if result else ""
+    views = project_sessions(project, today_block=today)
     return render(
         request,
         "ledger/sessions.html",
@@ -37,6 +42,7 @@ def sessions(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
             "budget": budget,
             "counter": counter,
             "today": today,
-            "sessions": project_sessions(project, today_block=today),
+            "sessions": views,
+            "seen": sessions_seen(project, [view.session for view in views], result),
         },
     )

@@ -75,15 +75,27 @@ def statuses_before_archive(memory_ids) -> dict[int, str]:
 
 
 @transaction.atomic
-def memory_archive(*, memory: Memory, actor, reason: str = "", at_ms: int | None = None) -> Memory:
-    """Archive a memory, keeping the reason in its metadata as upstream's archive action does."""
+def memory_archive(
+    *,
+    memory: Memory,
+    actor,
+    reason: str = "",
+    at_ms: int | None = None,
+    expected_revision: int | None = None,
+) -> Memory:
+    """Archive a memory, keeping the reason in its metadata as upstream's archive action does.
+
+    Given `expected_revision` (the store row's revision a page read), a row the agent revised
+    since is refused in the store's transaction (StoreRowChanged), nothing written.
+    """
     current = Memory.objects.select_for_update().get(pk=memory.pk)
     if current.status == Memory.Status.ARCHIVED:
         raise ValidationError(f"Memory #{current.display_id} is already archived.")
     changes = mark_archived(current, reason=reason, now=at_ms if at_ms is not None else now_ms())
     with acting(actor=actor, reason=reason):
         receipt = store_write(
-            project=current.project, changes=[StoreChange(current, reason=reason)]
+            project=current.project,
+            changes=[StoreChange(current, reason=reason, expected_revision=expected_revision)],
         )
         current.save()
         receipt.settle()

@@ -12,6 +12,7 @@ from memadmin.taxonomy.models import Category
 from .bulk_services import ACTIONS, MERGE
 from .picker import COMPOSITE_HINT, PickerInput, typed_id
 from .relation_hooks import relations
+from .revision_fields import StoreRevisionsField
 
 # How the bulk bar's select names each action: those needing more input end in "…".
 ACTION_LABELS = {
@@ -120,6 +121,9 @@ class BulkForm(ShownRowsForm):
     expected = WholeNumberField(required=False, widget=forms.HiddenInput, min_value=0)
     # The review's BulkPlan.fingerprint: the confirmation is refused if a row changed since.
     fingerprint = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+    # The store revisions of the rows reviewed (a lifecycle store): a row the agent revised
+    # since, even with no change memadmin shows, refuses the confirmation.
+    store_revisions = StoreRevisionsField()
     next = LocalPathField()  # the list page, its filters kept
 
     def __init__(
@@ -213,6 +217,9 @@ class MergeForm(forms.Form):
     # `memories_version` of the memories the page lists: a merge over a newer save of
     # one of them, or one that says none, is refused.
     sources_version = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+    # The sources' store revisions as the page read them (a lifecycle store): a source the
+    # agent revised since, even without a change memadmin shows, refuses the merge.
+    store_revisions = StoreRevisionsField()
 
     def clean(self):
         """Show a refused `ids` above the form: it is the page's selection, not a box's."""

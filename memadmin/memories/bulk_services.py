@@ -12,7 +12,7 @@ and drops the archive reason from its metadata (the history keeps it).
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
@@ -28,6 +28,7 @@ from memadmin.taxonomy.models import Category
 from .archive_services import mark_archived, mark_restored, statuses_before_archive
 from .models import Memory
 from .relation_hooks import relations
+from .revision_fields import revision_for
 from .store_gateway import StoreChange, store_write
 
 ACTIONS = {
@@ -279,11 +280,14 @@ def bulk_apply(
     composite: object | None = None,
     reason: str = "",
     fingerprint: str = "",
+    expected_revisions: Mapping[int, int] | None = None,
 ) -> BulkPlan:
     """Apply the action to the memories it can change, as reviewed.
 
     Refuse with StalePlan, writing nothing, if their count is not `expected` or, given a
-    `fingerprint` (BulkPlan.fingerprint of the review), if one of them changed since.
+    `fingerprint` (BulkPlan.fingerprint of the review), if one of them changed since; given
+    `expected_revisions` (the store revisions the review read), a store row the agent
+    revised since refuses it in the store's transaction (StoreRowChanged), nothing written.
     """
     memories = list(
         Memory.objects.select_for_update(of=("self",))
@@ -327,7 +331,13 @@ def bulk_apply(
         records.append((AUDIT_ACTIONS[action], memory, changes))
     resolved = as_actor(actor)
     receipts = [
-        store_write(project=project, changes=[StoreChange(m, reason=reason) for m in group])
+        store_write(
+            project=project,
+            changes=[
+                StoreChange(m, reason=reason, expected_revision=revision_for(expected_revisions, m))
+                for m in group
+            ],
+        )
         for project, group in _by_project(plan.change)
     ]
     with acting(actor=actor, reason=reason):

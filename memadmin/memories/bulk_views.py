@@ -36,7 +36,9 @@ from .bulk_services import (
 )
 from .merge_services import StaleMerge, memory_merge, memory_merge_undo
 from .models import Memory
+from .revision_fields import revisions_text
 from .selectors import memories_version
+from .store_gateway import StoreRowChanged
 from .tables import MAX_PER_PAGE
 
 PAST_TENSE = {
@@ -89,6 +91,7 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
                     memory_ids=data["ids"],
                     expected=data["expected"] or 0,
                     fingerprint=data["fingerprint"],
+                    expected_revisions=data["store_revisions"],
                     actor=request.user,
                     reason=data["reason"],
                     **options,
@@ -185,6 +188,7 @@ def _confirmation(form: BulkForm, plan: BulkPlan) -> BulkForm:
         "composite": composite.pk if composite is not None else "",
         "expected": len(plan.change),
         "fingerprint": plan.fingerprint(),
+        "store_revisions": revisions_text(plan.change),
         "next": _list_url(form),
     }
     return BulkForm(initial=initial, categories=[])
@@ -229,6 +233,7 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
         "ids": [source.pk for source in sources],
         "content": "\n".join(source.content for source in sources),
         "sources_version": memories_version(sources),
+        "store_revisions": revisions_text(sources),
     }
     form = MergeForm(request.POST or None, initial=initial)
     status = 200
@@ -244,12 +249,19 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
                 reason=form.cleaned_data["reason"],
                 actor=request.user,
                 expected_version=shown,
+                expected_revisions=form.cleaned_data["store_revisions"],
             )
         except StaleMerge as stale:
             # The page again over the memories as they are now; merging again is a choice.
             sources = stale.sources
             form.add_error(None, stale.message)
             carry(form, "sources_version", memories_version(sources))
+            status = 409
+        except StoreRowChanged as error:
+            # The agent revised a source since the page read it: merging again is over the
+            # store's rows as they are now.
+            form.add_error(None, ValidationError(error.messages))
+            carry(form, "store_revisions", revisions_text(sources))
             status = 409
         except ValidationError as error:
             # Merge errors name no form field (they are about the selection): show them above.

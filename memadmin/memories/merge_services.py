@@ -15,7 +15,7 @@ records everything `memory_merge_undo` needs: the sources' prior status, metadat
 `updated_at`, and each composite's state before and after.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -29,6 +29,7 @@ from memadmin.core.hashing import normalized_hash
 
 from .models import Memory
 from .relation_hooks import relations_cite, relations_repoint, relations_restore
+from .revision_fields import revision_for
 from .selectors import memories_version
 from .services import CONTENT_MAX_CHARS, DuplicateMemory
 from .store_gateway import StoreChange, store_write
@@ -164,6 +165,7 @@ def memory_merge(
     reason: str = "",
     at_ms: int | None = None,
     expected_version: str | None = None,
+    expected_revisions: Mapping[int, int] | None = None,
 ) -> Memory:
     """Merge two or more memories of one category into a new one with the given text.
 
@@ -171,7 +173,9 @@ def memory_merge(
     fewer than two memories, several projects or categories, an archived source, empty
     text, or text identical to a source's or to another memory of the category. If
     `expected_version` (`memories_version` of the sources shown) is given and one of
-    them was saved since, StaleMerge is raised.
+    them was saved since, StaleMerge is raised. `expected_revisions` (the sources' store
+    revisions the page read, by id) are compared in the store's transaction: a source the
+    agent revised since refuses the merge (StoreRowChanged), nothing written.
     """
     ids = sorted({memory.pk for memory in memories})
     sources = list(
@@ -213,7 +217,10 @@ def memory_merge(
         receipt = store_write(
             project=result.project,
             changes=[StoreChange(result, "create")]
-            + [StoreChange(source, "supersede", reason) for source in sources],
+            + [
+                StoreChange(source, "supersede", reason, revision_for(expected_revisions, source))
+                for source in sources
+            ],
         )
         if result.upstream_id is not None:
             # The result's row and its one version were saved before the store named its id.

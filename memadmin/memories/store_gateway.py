@@ -98,6 +98,8 @@ class Gateway(Protocol):
 
     def store_revision(self, memory: Memory) -> int | None: ...
 
+    def store_revisions(self, memories: Sequence[Memory]) -> dict[int, int]: ...
+
 
 _gateway: list[Gateway] = []
 
@@ -119,6 +121,14 @@ def read_only_reason(project: Project | None) -> str:
     if project is None or not _gateway:
         return ""
     return _gateway[0].read_only_reason(project)
+
+
+def store_revisions(memories: Sequence[Memory]) -> dict[int, int]:
+    """Return the store rows' ``revision`` now, by memadmin's memory id (those known only)."""
+    synced = [memory for memory in memories if memory.upstream_id is not None]
+    if not _gateway or not synced:
+        return {}
+    return _gateway[0].store_revisions(synced)
 
 
 def store_revision(memory: Memory) -> int | None:

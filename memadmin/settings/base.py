@@ -8,11 +8,13 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
+from memadmin.core import locations
 from memadmin.core.client_address import trusted_networks
 
-BASE_DIR = Path(__file__).resolve().parent.parent.parent
-VAR_DIR = Path(os.environ.get("MEMADMIN_VAR_DIR", BASE_DIR / "var"))
-PACKS_DIR = Path(os.environ.get("MEMADMIN_PACKS_DIR", BASE_DIR / "packs"))
+# The repository in a checkout; the installed package's folder otherwise (see locations.py).
+BASE_DIR = locations.CHECKOUT_DIR if locations.FROM_CHECKOUT else locations.PACKAGE_DIR
+VAR_DIR = locations.var_dir()
+PACKS_DIR = Path(os.environ.get("MEMADMIN_PACKS_DIR", locations.BUNDLED_PACKS_DIR))
 
 SECRET_KEY = os.environ.get(
     "DJANGO_SECRET_KEY", "memadmin-local-development-key-not-for-production"
@@ -74,7 +76,7 @@ WSGI_APPLICATION = "memadmin.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [locations.TEMPLATES_DIR],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -84,6 +86,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "memadmin.accounts.context_processors.roles",
                 "memadmin.accounts.context_processors.theme",
+                "memadmin.interop.context_processors.newer_stores_notice",
             ],
             # Tags of no one app: every app's forms use these hidden fields.
             "libraries": {"hidden_fields": "memadmin.hidden_field_tags"},
@@ -134,7 +137,7 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [locations.STATIC_DIR]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 
 # Login throttling (django-axes): after 5 wrong passwords for one username from one address,
@@ -218,7 +221,7 @@ DJANGO_TABLES2_TEMPLATE = "django_tables2/table.html"
 SIMPLE_HISTORY_HISTORY_CHANGE_REASON_USE_TEXT_FIELD = True
 
 MEMADMIN_TOKENIZER_DIR = Path(
-    os.environ.get("MEMADMIN_TOKENIZER_DIR", BASE_DIR / ".cache" / "ai-tokenizer")
+    os.environ.get("MEMADMIN_TOKENIZER_DIR", locations.default_tokenizer_dir())
 )
 
 # How edits of projects synced from a magic-context store reach it (see docs/store-protocol.md,

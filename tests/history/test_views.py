@@ -443,7 +443,7 @@ def revert_form_of(page: str, version_id: int) -> dict:
     """Return the fields of the page's revert form for that version, as a browser posts them."""
     for form in find_all(page, "form", method="post"):
         fields = {
-            attribute(field, "name"): attribute(field, "value")
+            attribute(field, "name"): attribute(field, "value") or ""  # as a browser sends it
             for field in find_all(form, "input", type="hidden")
         }
         if fields.get("version") == str(version_id):

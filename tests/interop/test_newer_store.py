@@ -70,3 +70,38 @@ def test_the_newest_tested_schema_is_written(store, people):
     assert GATEWAY.read_only_reason(synced(1).project) == ""
     memory_update(memory=synced(1), actor=people["editor"], content="Use the new VPN.")
     assert store_row(path, 1)["content"] == "Use the new VPN."
+
+
+def test_every_page_names_a_newer_store_without_a_query(newer_store, client_as):
+    """A page without a project (the overview) names the store, its version and why; once
+    the process knows, the notice costs no query."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from memadmin.interop.context_processors import newer_stores_notice
+    from memadmin.interop.newer_stores import newer_forget
+
+    newer_forget()
+    page = client_as("viewer").get(reverse("home")).content.decode()
+    assert "store-too-new" in page
+    assert f"schema is version {NEWER}" in page and str(newer_store) in page
+    request = client_as("viewer").get(reverse("home")).wsgi_request
+    with CaptureQueriesContext(connection) as queries:
+        notice = newer_stores_notice(request)
+    assert len(queries) == 0
+    assert notice["newer_stores"][0][0] == str(newer_store)
+
+
+def test_a_store_brought_back_to_a_known_version_loses_the_notice(newer_store, client_as):
+    """The next check of the stores clears a store no longer newer than known."""
+    from memadmin.interop.newer_stores import newer_forget, newer_stores
+
+    newer_forget()
+    assert newer_stores()
+    from tests.interop.test_store_writes import store_exec
+
+    store_exec(newer_store, "DELETE FROM schema_migrations WHERE version > 100")
+    newer_forget()
+    assert newer_stores() == []
+    page = client_as("viewer").get(reverse("home")).content.decode()
+    assert "store-too-new" not in page

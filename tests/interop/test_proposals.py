@@ -5,8 +5,10 @@ import sqlite3
 
 import pytest
 from django.urls import reverse
+from django.utils.html import escape
 
-from memadmin.core.contextdb.proposals import read_proposals
+from memadmin.core.contextdb.proposals import proposed_change, read_proposals
+from memadmin.interop.proposals import NO_HUMAN_DECISION
 from memadmin.interop.sync_services import context_db_sync
 from tests.interop.conftest import OTHER_PROJECT, PROJECT
 from tests.interop.test_store_writes import store_exec, store_query, synced
@@ -157,3 +159,99 @@ def test_a_store_without_proposals_shows_nothing(client_as, store):
     assert page.status_code == 200
     assert "pending proposals" not in page.content.decode()
     assert store_query(path, "SELECT count(*) FROM memories") == [(1,)]
+
+
+def queue_page(client, project_pk):
+    return client.get(reverse("interop:proposals", args=[project_pk]))
+
+
+def test_proposed_change_is_the_targets_now_against_the_proposal(proposals_store):
+    """An update diffs the target's text now against the proposal's; a merge the joined
+    sources'; a malformed one is unreadable, never raised."""
+    connection = sqlite3.connect(proposals_store)
+    try:
+        update, merge, malformed = read_proposals(connection, PROJECT)
+    finally:
+        connection.close()
+    changes = [proposed_change(p) for p in (update, merge)]
+    assert [(c.kind, c.before, c.after) for c in changes] == [
+        ("text", "Use the VPN.", "Use the office VPN."),
+        ("text", "Tabs.\nTabs only.", "Tabs only in tables."),
+    ]
+    assert proposed_change(malformed).kind == "unreadable"
+
+
+def test_the_queue_page_shows_each_proposal_with_its_diff_read_only(client_as, proposals_store):
+    """The project's queue: writer, session, operation, reason, the word diff; it says why
+    nothing can be decided here and offers no form."""
+    store_exec(
+        proposals_store,
+        "UPDATE memory_tool_proposals SET proposal_json = ? WHERE proposal_key = 'k1'",
+        (json.dumps({"content": "Use the office VPN.", "reason": "more precise"}),),
+    )
+    response = queue_page(client_as("curator"), synced(1).project_id)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert escape(NO_HUMAN_DECISION) in page
+    assert "The agent's pending proposals (3)" in page
+    assert "<strong>update</strong> by curate" in page
+    assert "session <code>ses_cur</code>" in page
+    assert "Reason: more precise" in page
+    assert "<ins>office </ins>" in page
+    assert page.count('class="proposal proposal-stale"') == 1
+    section = page[page.index('class="store-proposals"') : page.index("</section>")]
+    assert "<form" not in section and "<button" not in section
+
+
+def test_the_queue_is_for_curators(client_as, proposals_store):
+    """A viewer or an editor is refused the queue page; a curator sees it."""
+    project = synced(1).project_id
+    assert queue_page(client_as("viewer"), project).status_code == 403
+    assert queue_page(client_as("editor"), project).status_code == 403
+
+
+def test_a_proposal_naming_a_gone_memory_is_shown_as_such(client_as, proposals_store):
+    """A target deleted from the store since: the proposal is stale, the row named gone."""
+    store_exec(proposals_store, "DELETE FROM memories WHERE id = 2")
+    page = queue_page(client_as("curator"), synced(1).project_id).content.decode()
+    assert "(no longer in the store)" in page
+    assert page.count('class="proposal proposal-stale"') == 1
+
+
+def test_malformed_json_in_every_column_is_shown_never_a_500(client_as, proposals_store):
+    """Targets, revisions and proposal unreadable: named, shown as stored, page 200."""
+    propose(
+        proposals_store,
+        key="k9",
+        operation="update",
+        targets="[1,",
+        expected="{",
+        proposal="nope",
+        at=50,
+    )
+    response = queue_page(client_as("curator"), synced(1).project_id)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert (
+        "Malformed in the store (shown as stored): target_ids_json, expected_revisions_json, "
+        "proposal_json" in page
+    )
+
+
+def test_a_project_another_writer_owns_says_so(client_as, proposals_store):
+    """Authority tables name another writer: the queue says none can be applied."""
+    store_exec(
+        proposals_store,
+        "INSERT INTO authority_managed (project_path, since) VALUES (?, 0)",
+        (PROJECT,),
+    )
+    page = queue_page(client_as("curator"), synced(1).project_id).content.decode()
+    assert "Another writer owns this project's memory writes" in page
+    assert "Rust module" in page
+
+
+def test_an_unsynced_project_has_no_queue(client_as, make_project):
+    """A project not synced from a store: the page says so, no error."""
+    project = make_project()
+    page = queue_page(client_as("curator"), project.pk).content.decode()
+    assert "not synced from a store" in page

@@ -5,11 +5,18 @@ update, archive and merge become rows of ``memory_tool_proposals``
 (``memory/lifecycle-applier.ts``, ``proposeMemoryMutation``): the targets' ids
 (``target_ids_json``), the revisions they had (``expected_revisions_json``, an array of
 ``{"id", "revision"}``, ``null`` for a target that was missing) and the proposal itself
-(``proposal_json``). memadmin only shows them; it never applies or deletes one.
+(``proposal_json``: ``{"content", "category", "reason"}`` for an update or a merge,
+``{"reason", "supersededBy"}`` for an archive, as ``tools/ctx-memory/tools.ts`` writes them).
+memadmin only shows them; it never applies or deletes one: upstream has no path for a
+human decision on a proposal (no state column, no reader that applies or declines one; see
+``docs/store-protocol.md``), so a decision memadmin recorded would be its own invention.
 
 A proposal is **stale** when a target's revision is no longer the one it expected (or the
 target is gone): applying it would be refused upstream (``stale_revision``). A column whose
 JSON cannot be read is kept as text and named, never raised.
+
+``proposed_change`` says what a proposal would make of its targets (the text now and the
+text after, or the archive), for the word diff the pages show.
 """
 
 import json
@@ -32,6 +39,29 @@ PROPOSAL_COLUMNS = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A proposal's target as the store holds it now."""
+
+    id: int
+    revision: int | None
+    content: str
+    status: str
+    project_path: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProposedChange:
+    """What a proposal would make: the targets' text now and after (or an archive)."""
+
+    kind: str  # "text" (update, merge), "archive", or "unreadable"
+    before: str
+    after: str
+    category: str | None
+    reason: str
+    missing: list[int]
+
+
 @dataclass
 class Proposal:
     """One pending proposal; ``malformed`` names the JSON columns that could not be read."""
@@ -48,6 +78,8 @@ class Proposal:
     created_at: int | None
     malformed: list[str] = field(default_factory=list)
     stale_ids: list[int] = field(default_factory=list)
+    # Each target as the store holds it now: id -> Target (absent: no such row).
+    targets_now: dict[int, "Target"] = field(default_factory=dict)
 
     @property
     def stale(self) -> bool:
@@ -119,26 +151,53 @@ def _proposal(row: tuple) -> Proposal:
     )
 
 
+def proposed_change(proposal: Proposal) -> ProposedChange:
+    """Return what the proposal would make of its targets, from the store's rows now.
+
+    An update's or a merge's text is the proposal's ``content`` against the targets' texts
+    now (a merge's joined one per line, in the proposal's order); an archive changes no
+    text. A proposal whose JSON cannot be read, or that names no text where one is needed,
+    is ``unreadable``.
+    """
+    missing = [t for t in proposal.target_ids if t not in proposal.targets_now]
+    before = "\n".join(
+        proposal.targets_now[t].content for t in proposal.target_ids if t in proposal.targets_now
+    )
+    body = proposal.proposal if isinstance(proposal.proposal, dict) else {}
+    reason = body.get("reason") if isinstance(body.get("reason"), str) else ""
+    category = body.get("category") if isinstance(body.get("category"), str) else None
+    content = body.get("content")
+    if proposal.malformed or not isinstance(proposal.proposal, dict):
+        return ProposedChange("unreadable", before, "", None, reason, missing)
+    if proposal.operation == "archive":
+        return ProposedChange("archive", before, "", None, reason, missing)
+    if proposal.operation in ("update", "merge") and isinstance(content, str):
+        return ProposedChange("text", before, content.strip(), category, reason, missing)
+    return ProposedChange("unreadable", before, "", category, reason, missing)
+
+
 def _mark_stale(connection: sqlite3.Connection, proposals: list[Proposal]) -> None:
     ids = sorted({target for p in proposals for target in p.target_ids})
-    if not ids or "revision" not in (table_columns(connection, "memories") or {}):
+    memory_columns = table_columns(connection, "memories") or {}
+    if not ids or "revision" not in memory_columns:
         return
-    current = {}
+    current: dict[int, Target] = {}
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
-        current.update(
-            connection.execute(
-                f"SELECT id, revision FROM memories WHERE id IN ({', '.join('?' * len(chunk))})",
-                chunk,
-            ).fetchall()
-        )
+        for row in connection.execute(
+            "SELECT id, revision, content, status, project_path FROM memories "
+            f"WHERE id IN ({', '.join('?' * len(chunk))})",
+            chunk,
+        ):
+            current[row[0]] = Target(row[0], row[1], str(row[2]), str(row[3]), str(row[4]))
     for proposal in proposals:
+        proposal.targets_now = {t: current[t] for t in proposal.target_ids if t in current}
         if "expected_revisions_json" in proposal.malformed:
             continue
         proposal.stale_ids = [
             target
             for target in proposal.target_ids
-            if target not in current or proposal.expected.get(target) != current[target]
+            if target not in current or proposal.expected.get(target) != current[target].revision
         ]
 
 

@@ -22,7 +22,7 @@ adoption class, the verification cleared, the successor link and the evidence.
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -348,6 +348,23 @@ def read_revision(connection: sqlite3.Connection, row_id: int) -> int | None:
     return None if row is None else row[0]
 
 
+def read_revisions(connection: sqlite3.Connection, row_ids: Sequence[int]) -> dict[int, int]:
+    """Return the ``revision`` of each of ``row_ids`` the store has (none without the column)."""
+    if "revision" not in (table_columns(connection, "memories") or {}):
+        return {}
+    wanted = sorted(set(row_ids))
+    found: dict[int, int] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        found.update(
+            connection.execute(
+                f"SELECT id, revision FROM memories WHERE id IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            ).fetchall()
+        )
+    return found
+
+
 def _json_or_null(value: object) -> str | None:
     if not value:
         return None
@@ -378,6 +395,7 @@ def store_transaction(
     timeout: float,
     now: int,
     decision_key: str = "",
+    rehearse: bool = False,
 ) -> Iterator[StoreTransaction]:
     """Open the store read-write and yield one checked ``BEGIN IMMEDIATE`` transaction.
 
@@ -386,7 +404,8 @@ def store_transaction(
     memadmin was tested with, or has a ``memories`` table memadmin cannot write safely; StoreBusy when the write lock is not had within
     ``timeout`` seconds. The transaction commits when the block ends without an error and
     rolls back otherwise. ``decision_key`` names the transaction in a lifecycle store's
-    journal (a fresh one when empty).
+    journal (a fresh one when empty). ``rehearse`` rolls back even a block that ends well:
+    every check made, nothing written.
     """
     path = Path(path)
     try:
@@ -423,6 +442,9 @@ def store_transaction(
         except BaseException:
             connection.execute("ROLLBACK")
             raise
+        if rehearse:
+            connection.execute("ROLLBACK")
+            return
         try:
             connection.execute("COMMIT")
         except sqlite3.OperationalError as error:

@@ -16,6 +16,7 @@ from ..composite_conflicts import composite_conflicts
 from ..forms import CompositeConflictResolveForm, ConflictResolveForm
 from ..models import PendingCriteria, StoreBase, SyncConflict
 from ..proposals import pending_proposals
+from ..provenance import memory_provenance
 from ..selectors import conflict_diff
 from ..store_writes import GATEWAY, PENDING, project_store, store_mode
 
@@ -38,22 +39,37 @@ def store_banner(project: Project | None) -> dict:
     }
 
 
-@register.inclusion_tag("interop/includes/proposals.html")
-def store_proposals(project: Project | None, memory: Memory | None = None) -> dict:
-    """Render the agent's pending proposals for a synced project, or one memory's (read-only)."""
+@register.inclusion_tag("interop/includes/proposals.html", takes_context=True)
+def store_proposals(context, project: Project | None, memory: Memory | None = None) -> dict:
+    """Render the agent's pending proposals for a synced project, or one memory's (read-only).
+
+    A curator is offered the project's queue page.
+    """
     shown = pending_proposals(project, memory) if project else None
     if shown is None:
         return {}
     return {
         "shown": shown,
         "memory": memory,
-        "rows": [
-            (
-                proposal,
-                [(target, shown.memories.get(target)) for target in proposal.target_ids],
-            )
-            for proposal in shown.proposals
-        ],
+        "project": project,
+        "queue": False,
+        "can_curate": bool(context.get("can", {}).get("curate")),
+    }
+
+
+@register.inclusion_tag("interop/includes/provenance.html")
+def store_provenance(memory: Memory) -> dict:
+    """Render a synced memory's provenance: observing sessions, links, verification."""
+    shown = memory_provenance(memory)
+    if shown is None:
+        return {}
+    provenance = shown.provenance
+    return {
+        "shown": shown,
+        "provenance": provenance,
+        "replaced": shown.linked(provenance.replaced),
+        "replaced_by": shown.linked(provenance.replaced_by),
+        "conflicts": shown.linked(provenance.conflicts),
     }
 
 

@@ -1,0 +1,70 @@
+"""Header texts a person would keep: what the group is about, then one short line per detail.
+
+Deterministic (no model, nothing downloaded): the subject comes from the group (a monolith's
+title or first sentence, a family's shared words), each line from its detail's first words.
+The header is one line of at most ``limit`` tokens (``HEADER_TOKEN_LIMIT`` unless asked),
+stated in the header's count; lines that do not fit end as "…and N more". The details'
+ids are listed after it in headers mode (``ledger.headers``), so none is lost to the limit.
+"""
+
+import re
+from collections.abc import Sequence
+
+from memadmin.core.ledger import TokenCounter
+
+# Tokens of a header's own text, the details' ids aside: about two lines of a terminal.
+# Measured on the demo: a group's subject takes 6 to 12 tokens, a short line 6 to 9.
+HEADER_TOKEN_LIMIT = 60
+WORDS_PER_LINE = 6
+SUBJECT_WORDS = 10
+
+_MARKER = re.compile(r"^(?:#{1,6}\s+|[-*+]\s+|\d{1,9}[.)]\s+)")
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s")
+_TRAILING = " .,;:!?-—"
+
+
+def short_line(text: str, words: int = WORDS_PER_LINE) -> str:
+    """Return the first words of a detail's first sentence, without its list or heading mark."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    first = _MARKER.sub("", first)
+    sentence = _SENTENCE_END.split(first, maxsplit=1)[0]
+    kept = sentence.split()
+    line = " ".join(kept[:words]).rstrip(_TRAILING)
+    return line + "…" if len(kept) > words else line
+
+
+def subject_of(text: str, words: int = SUBJECT_WORDS) -> str:
+    """Return a subject cut to ``words`` words, without a heading mark or a closing colon."""
+    kept = _MARKER.sub("", text.strip()).split()
+    subject = " ".join(kept[:words]).rstrip(_TRAILING)
+    return subject + "…" if len(kept) > words else subject
+
+
+def draft_header(
+    subject: str,
+    detail_texts: Sequence[str],
+    *,
+    counter: TokenCounter,
+    noun: str = "details",
+    limit: int = HEADER_TOKEN_LIMIT,
+) -> str:
+    """Return the header: "subject (N noun): line; line; …and K more", within ``limit`` tokens.
+
+    The subject alone is cut word by word when even it passes the limit.
+    """
+    subject = subject_of(subject)
+    opening = f"{subject} ({len(detail_texts)} {noun})"
+    while counter.count(opening) > limit and " " in subject:
+        subject = subject.rsplit(" ", 1)[0].rstrip(_TRAILING) + "…"
+        opening = f"{subject} ({len(detail_texts)} {noun})"
+    lines = [line for line in map(short_line, detail_texts) if line]
+    best = opening
+    for shown in range(1, len(lines) + 1):
+        rest = len(lines) - shown
+        text = f"{opening}: " + "; ".join(lines[:shown])
+        if rest:
+            text += f"; …and {rest} more"
+        if counter.count(text) > limit:
+            break
+        best = text
+    return best

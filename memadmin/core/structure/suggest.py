@@ -1,0 +1,79 @@
+"""Everything the structure assistant proposes for one project's memories."""
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from memadmin.core.ledger import TokenCounter
+
+from .drafting import HEADER_TOKEN_LIMIT, draft_header
+from .families import families
+from .model import Detail, Suggestion
+from .monoliths import MIN_TOKENS, monolith_suggestion
+
+
+class StructureMemory(NamedTuple):
+    """A live memory as the assistant sees it. ``grouped``: already a composite's head or member."""
+
+    id: int
+    category: str
+    content: str
+    tokens: int
+    grouped: bool = False
+
+
+def suggest(
+    memories: Iterable[StructureMemory],
+    *,
+    counter: TokenCounter,
+    min_tokens: int = MIN_TOKENS,
+    header_limit: int = HEADER_TOKEN_LIMIT,
+    categories: Iterable[str] | None = None,
+) -> list[Suggestion]:
+    """Return the monoliths to fragment, then the families to group, each with its header.
+
+    Memories already in a composite are left alone. ``categories``, when given, are the ones
+    a header may be written in (the pack's); others are left alone too.
+    """
+    allowed = set(categories) if categories is not None else None
+    found: list[Suggestion] = []
+    small: dict[str, list[StructureMemory]] = defaultdict(list)
+    for memory in sorted(memories, key=lambda m: m.id):
+        if memory.grouped or (allowed is not None and memory.category not in allowed):
+            continue
+        if memory.tokens >= min_tokens:
+            suggestion = monolith_suggestion(
+                memory.id,
+                memory.category,
+                memory.content,
+                counter=counter,
+                header_limit=header_limit,
+            )
+            if suggestion is not None:
+                found.append(suggestion)
+                continue
+        small[memory.category].append(memory)
+    for category in sorted(small):
+        members = small[category]
+        for indexes, subject in families([m.content for m in members]):
+            group = [members[i] for i in indexes]
+            header = draft_header(
+                subject,
+                [m.content for m in group],
+                counter=counter,
+                noun="memories",
+                limit=header_limit,
+            )
+            ids = ".".join(str(m.id) for m in group)
+            found.append(
+                Suggestion(
+                    key=f"family:{category}:{hashlib.sha256(ids.encode()).hexdigest()[:12]}",
+                    kind="family",
+                    category=category,
+                    header=header,
+                    header_tokens=counter.count(header),
+                    details=tuple(Detail(m.content, m.id) for m in group),
+                )
+            )
+    return found
