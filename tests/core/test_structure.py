@@ -105,7 +105,8 @@ def test_related_small_memories_become_a_family_named_by_their_shared_phrase():
     found = suggest([memory(i, text, category) for i, text, category in rows], counter=COUNTER)
     (family,) = [s for s in found if s.kind == "family"]
     assert family.member_ids == tuple(range(1, 11))
-    assert family.header.startswith("Request timeout (10 memories): api-gateway request timeout")
+    # The subject is said once; each line goes on to what differs.
+    assert family.header.startswith("Request timeout (10 memories): api-gateway: 10 s, chosen")
     assert family.header_tokens <= HEADER_TOKEN_LIMIT
 
 
@@ -139,7 +140,8 @@ def test_a_header_keeps_within_its_limit_and_says_how_many_it_left_out(limit):
     header = draft_header("Request timeout", texts, counter=COUNTER, limit=limit)
     assert COUNTER.count(header) <= limit
     assert header.startswith("Request timeout (10 details)")
-    shown = header.count("request timeout")
+    shown = header.count(" s, chosen")
+    assert shown >= 1
     if shown < 10:
         assert header.endswith(f"…and {10 - shown} more")
 
@@ -147,6 +149,15 @@ def test_a_header_keeps_within_its_limit_and_says_how_many_it_left_out(limit):
 def test_a_short_line_drops_list_marks_and_cuts_at_the_sentence():
     assert short_line("3. Promote the replica. Then wait.") == "Promote the replica"
     assert short_line("- a b c d e f g h") == "a b c d e f…"
+    assert short_line("api-gateway: 30 s. Reviewed.") == "api-gateway"
+
+
+def test_a_short_line_leaves_out_the_subject_it_is_labelled_with():
+    text = "edge-cache request timeout: 30 s. Reviewed."
+    assert short_line(text, subject="Request timeout") == "edge-cache: 30 s"
+    # Only a label is left out; the subject inside a sentence stays where it is.
+    text = "edge-cache keeps 30 days of job history"
+    assert short_line(text, subject="days of job") == "edge-cache keeps 30 days of job…"
 
 
 def test_grouping_raises_coverage_at_the_same_budget():

@@ -20,14 +20,28 @@ SUBJECT_WORDS = 10
 
 _MARKER = re.compile(r"^(?:#{1,6}\s+|[-*+]\s+|\d{1,9}[.)]\s+)")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s")
+_CLAUSE_END = re.compile(r"(?<=[.!?;])\s")
+_SPACE_BEFORE = re.compile(r"\s+(?=[,;:.])")
 _TRAILING = " .,;:!?-—"
 
 
-def short_line(text: str, words: int = WORDS_PER_LINE) -> str:
-    """Return the first words of a detail's first sentence, without its list or heading mark."""
+def short_line(text: str, words: int = WORDS_PER_LINE, *, subject: str = "") -> str:
+    """Return the first words of a detail's first sentence, without its list or heading mark.
+
+    When the line is labelled with the group's ``subject`` ("api-gateway request timeout:
+    30 s"), the subject is left out, since the header says it once, and the line goes on past
+    the colon to what differs ("api-gateway: 30 s, chosen to stay…").
+    """
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     first = _MARKER.sub("", first)
-    sentence = _SENTENCE_END.split(first, maxsplit=1)[0]
+    found = first.lower().find(subject.lower()) if subject else -1
+    label = found >= 0 and first[found + len(subject) :].lstrip().startswith(":")
+    if label:
+        first = first[:found] + first[found + len(subject) :]
+        first = _SPACE_BEFORE.sub("", " ".join(first.split())).strip(" ,;:")
+        sentence = _CLAUSE_END.split(first, maxsplit=1)[0]
+    else:
+        sentence = _SENTENCE_END.split(first, maxsplit=1)[0]
     kept = sentence.split()
     line = " ".join(kept[:words]).rstrip(_TRAILING)
     return line + "…" if len(kept) > words else line
@@ -53,11 +67,12 @@ def draft_header(
     The subject alone is cut word by word when even it passes the limit.
     """
     subject = subject_of(subject)
+    cut = subject.rstrip("…")
     opening = f"{subject} ({len(detail_texts)} {noun})"
     while counter.count(opening) > limit and " " in subject:
         subject = subject.rsplit(" ", 1)[0].rstrip(_TRAILING) + "…"
         opening = f"{subject} ({len(detail_texts)} {noun})"
-    lines = [line for line in map(short_line, detail_texts) if line]
+    lines = [line for text in detail_texts if (line := short_line(text, subject=cut))]
     best = opening
     for shown in range(1, len(lines) + 1):
         rest = len(lines) - shown
