@@ -207,3 +207,18 @@ def test_a_title_the_header_repeats_is_kept_once():
         title_heading_end("Deploys go out on Tuesdays.\nAlways.", "Deploys go out on Tuesdays")
         is None
     )
+
+
+def test_a_drafted_header_is_drafted_again_from_its_details_as_they_are():
+    texts = [text for _, text, _ in timeouts(count=4)]
+    header = draft_header("Request timeout", texts, counter=COUNTER, noun="memories")
+    from memadmin.core.structure import redraft
+
+    assert redraft(header, texts, counter=COUNTER) == header
+    changed = [texts[0].replace("10 s", "45 s"), *texts[1:], texts[0].replace("api", "web")]
+    again = redraft(header, changed, counter=COUNTER)
+    assert again.startswith("Request timeout (5 memories): api-gateway: 45 s, chosen")
+    # A header written by hand keeps its first sentence as the subject.
+    assert redraft("Timeouts we chose. Reviewed yearly.", texts, counter=COUNTER).startswith(
+        "Timeouts we chose (4 details): api-gateway"
+    )
