@@ -67,7 +67,10 @@ VIEW_ROLE = {
     "interop:store_composites_drop": "curator",
     "taxonomy:facts": "viewer",  # checking pasted historian output reads, never writes
     "memories:bulk_actions": "editor",  # a read, but only of the bulk bar editors have
-    "accounts:theme": "viewer",  # this browser's colours: anyone signed in chooses their own
+    "accounts:theme": "viewer",
+    # The structure assistant: its suggestions read as any viewer; applying them is a curator's.
+    "structure:suggestions": "viewer",
+    "structure:suggestions_apply": "curator",  # this browser's colours: anyone signed in chooses their own
 }
 
 

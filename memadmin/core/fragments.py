@@ -136,19 +136,29 @@ def _title(line: str) -> str:
 
 def title_heading_end(text: str, summary: str) -> int | None:
     """Return the offset just after the title heading the text opens with, when the summary
-    says the same (its first line, in any case and with or without the `#` marks); else None.
+    says the same (its first line, in any case and with or without the `#` marks, or opens
+    with it before " (" or ":", as a drafted header does); else None.
 
-    Only a markdown heading on the text's first non-blank line counts as its title.
+    Only the text's first non-blank line can be its title: a markdown heading, or a plain
+    line as `proposed_summary` takes one (more lines follow, and it does not end with a full
+    stop: "Edge cache settings, as tuned after the October load test:").
     """
     lines = _classify(text)
-    first = next((line for line in lines if line.kind != "blank"), None)
-    if first is None or first.kind != "heading":
+    written = [line for line in lines if line.kind != "blank"]
+    first = written[0] if written else None
+    if first is None or not (first.kind == "heading" or _title_line(text, first, written)):
         return None
-    wanted = _title(summary.strip().split("\n", 1)[0])
-    heading = _title(text[first.start : first.end])
-    if not wanted or wanted.casefold() != heading.casefold():
+    wanted = _title(summary.strip().split("\n", 1)[0]).casefold()
+    heading = _title(text[first.start : first.end]).casefold()
+    # A drafted header opens with the title and goes on: "Failover … (5 steps): Page…".
+    if not heading or not (wanted == heading or wanted.startswith((f"{heading} (", f"{heading}:"))):
         return None
     return first.end
+
+
+def _title_line(text: str, first, written: list) -> bool:
+    line = text[first.start : first.end].strip()
+    return first.kind == "text" and len(written) > 1 and not line.endswith(".")
 
 
 def boundaries_of(fragments: list[Fragment]) -> list[int]:

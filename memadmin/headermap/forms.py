@@ -46,6 +46,15 @@ class MarkSyncedForm(forms.Form):
             label_suffix="",
         )
 
+    @classmethod
+    def for_draft(cls, entry) -> "MarkSyncedForm":
+        """Return the entry's "use the draft" form: its boxes are draft-reason-<header's pk>."""
+        return cls(
+            initial={"version": entry.version},
+            auto_id=f"draft-%s-{entry.header.pk}",
+            label_suffix="",
+        )
+
     def refusal(self) -> forms.ValidationError:
         """Return the form's errors as one refusal, for the queue to show."""
         return forms.ValidationError([e for errors in self.errors.values() for e in errors])

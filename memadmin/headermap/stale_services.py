@@ -1,4 +1,5 @@
-"""Write header syncs: "this header's summary matches its details as they are now"."""
+"""Write header syncs: "this header's summary matches its details as they are now", and the
+header's draft with its sync in one step."""
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -9,7 +10,9 @@ from memadmin.audit.services import audit_record
 from memadmin.composites.models import Composite
 from memadmin.core.clock import now_ms
 from memadmin.memories.models import Memory
+from memadmin.memories.services import memory_update
 
+from .drafts import header_drafts
 from .models import HeaderSync
 from .stale_selectors import stale_header
 
@@ -76,3 +79,27 @@ def header_mark_synced(
             changes={"synced_at": [before, sync.synced_at]},
         )
     return sync
+
+
+@transaction.atomic
+def header_accept_draft(
+    *, header: Memory, actor, expected_version: str, reason: str = ""
+) -> Memory:
+    """Write the header's draft (`drafts.header_drafts`) and mark it synced, in one change.
+
+    Refused as `header_mark_synced` refuses: the queue entry reviewed must be the one shown
+    now (`expected_version`), so the draft written is the draft the person saw.
+    """
+    header = Memory.objects.select_for_update().select_related("project").get(pk=header.pk)
+    current = stale_header(header)
+    if not expected_version:
+        raise StaleReview(header, unseen=True)
+    if current is None or current.version != expected_version:
+        raise StaleReview(header)
+    draft = header_drafts([header])[header.pk]
+    reason = reason or "The header drafted again from its details"
+    with acting(actor=actor, reason=reason):
+        if draft.differs:
+            header = memory_update(memory=header, actor=actor, content=draft.text, reason=reason)
+        header_mark_synced(header=header, actor=actor, reason=reason)
+    return header

@@ -13,9 +13,10 @@ from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.memories.models import Memory
 from memadmin.pagination import pager, query_pages
 
+from .drafts import header_drafts
 from .forms import MarkSyncedForm, StaleFilterForm
 from .stale_selectors import stale_header, stale_header_count, stale_headers, stale_order
-from .stale_services import StaleReview, header_mark_synced
+from .stale_services import StaleReview, header_accept_draft, header_mark_synced
 
 STALE_PER_PAGE = 25
 
@@ -32,8 +33,10 @@ def _queue_context(request: HtmxHttpRequest, filter_form: StaleFilterForm) -> di
     """Return a page of the queue: STALE_PER_PAGE headers, each with what changed."""
     project = filter_form.chosen_project()
     page = Paginator(stale_order(project), STALE_PER_PAGE).get_page(request.GET.get("page"))
+    headers = stale_headers(project, heads=list(page.object_list))
     return {
-        "headers": stale_headers(project, heads=list(page.object_list)),
+        "headers": headers,
+        "drafts": header_drafts([entry.header for entry in headers]),
         "page": page,
         "pager": pager(
             page,
@@ -51,13 +54,25 @@ def _queue_context(request: HtmxHttpRequest, filter_form: StaleFilterForm) -> di
 @role_required("editor")
 def stale_mark_synced(request: HtmxHttpRequest, header_pk: int) -> HttpResponse:
     """Mark a header synced; an htmx request gets it removed from the queue in place."""
+    return _settle(request, header_pk, header_mark_synced, "is marked synced")
+
+
+@require_POST
+@role_required("editor")
+def stale_accept_draft(request: HtmxHttpRequest, header_pk: int) -> HttpResponse:
+    """Write the header's draft and mark it synced; with htmx, in place, as marking does."""
+    return _settle(request, header_pk, header_accept_draft, "takes its draft and is marked synced")
+
+
+def _settle(request: HtmxHttpRequest, header_pk: int, service, done: str) -> HttpResponse:
+    """Carry out a queue card's action (`service`); answer as the card's form expects."""
     header = get_object_or_404(Memory, pk=header_pk)
     form = MarkSyncedForm(request.POST)
     reason = request.POST.get("reason", "").strip()
     try:
         if not form.is_valid():
             raise form.refusal()
-        header_mark_synced(
+        service(
             header=header,
             actor=request.user,
             reason=form.cleaned_data["reason"],
@@ -70,6 +85,7 @@ def stale_mark_synced(request: HtmxHttpRequest, header_pk: int) -> HttpResponse:
             # htmx swaps only 2xx answers: the card comes back as it is now, with why.
             context = {
                 "entry": current,
+                "drafts": header_drafts([current.header]),
                 "refusals": error.messages,
                 "kept_note": {"header": header.pk, "reason": reason},
             }
@@ -93,5 +109,5 @@ def stale_mark_synced(request: HtmxHttpRequest, header_pk: int) -> HttpResponse:
             "headermap/includes/synced.html",
             {"header": header, "stale_count": stale_header_count()},
         )
-    messages.success(request, f"#{header.display_id} is marked synced.")
+    messages.success(request, f"#{header.display_id} {done}.")
     return redirect("headermap:stale")

@@ -10,4 +10,5 @@ urlpatterns = [
     path("unreached/", views.unreached, name="unreached"),
     path("stale/", stale_views.stale_queue, name="stale"),
     path("stale/<int:header_pk>/synced/", stale_views.stale_mark_synced, name="stale_synced"),
+    path("stale/<int:header_pk>/draft/", stale_views.stale_accept_draft, name="stale_draft"),
 ]

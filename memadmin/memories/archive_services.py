@@ -139,3 +139,34 @@ def memory_supersede(
             changes={"status": [old_status, "archived"], "superseded_by": successor.pk},
         )
     return current
+
+
+def memory_unsupersede(*, memory: Memory, status: str, actor, reason: str = "") -> Memory:
+    """Make a memory archived as superseded live again, as `status`, superseded by nothing.
+
+    For an undo that also takes its successor away (a fragmenting: the header it made);
+    refused for a memory that is not superseded, or to a status that is not live.
+    """
+    current = Memory.objects.select_for_update().get(pk=memory.pk)
+    if current.superseded_by_id is None or current.status != Memory.Status.ARCHIVED:
+        raise ValidationError(f"#{current.display_id} is not archived as superseded.")
+    if status not in (Memory.Status.ACTIVE, Memory.Status.PERMANENT):
+        raise ValidationError(f"A superseded memory comes back active or permanent, not {status}.")
+    successor = current.superseded_by_id
+    changes = mark_restored(current, status=status, now=now_ms())
+    current.superseded_by = None
+    metadata = dict(current.metadata or {})
+    if metadata.pop("fragmented_into", None) is not None:
+        current.metadata = metadata
+    with acting(actor=actor, reason=reason):
+        receipt = store_write(project=current.project, changes=[StoreChange(current)])
+        current.save()
+        receipt.settle()
+        audit_record(
+            action="restored",
+            target=current,
+            project=current.project,
+            category=current.category,
+            changes={**changes, "superseded_by": [successor, None]},
+        )
+    return current

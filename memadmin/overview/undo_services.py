@@ -3,9 +3,11 @@
 A change is everything written under one change id (`audit.context.acting`): a bulk action,
 an archive, an edit, a criteria clear, a composite's deletion. Undoing it writes new
 versions, never rewrites old ones: each memory the change touched goes back to its version
-from just before (`memory_revert`), each category's criteria likewise (`criteria_revert`),
-a deleted composite is made again from what its deletion recorded (`composite_create`), and
-memories added to a composite are taken out again (`composite_member_remove`).
+from just before (`memory_revert`), each memory it made is archived, each category's
+criteria go back likewise (`criteria_revert`), a deleted composite is made again from what
+its deletion recorded (`composite_create`), a composite it made is deleted again, and
+memories added to a composite are taken out again (`composite_member_remove`). So applying
+the structure assistant's suggestions, or fragmenting a memory, is undone whole.
 
 Refused whole, nothing written: an unknown change, one undone already, or one that something
 later has written over (a newer version of one of its memories or categories): undoing it
@@ -26,9 +28,11 @@ from memadmin.composites.models import Composite
 from memadmin.composites.services import (
     composite_create,
     composite_cursor_set,
+    composite_delete,
     composite_member_remove,
 )
 from memadmin.history.revert_services import criteria_revert, memory_revert
+from memadmin.memories.archive_services import memory_archive, memory_unsupersede
 from memadmin.memories.models import Memory
 from memadmin.taxonomy.models import Category
 
@@ -40,6 +44,8 @@ class Undone:
     """What an undo put back."""
 
     memories: int = 0
+    archived: int = 0
+    unmade: int = 0
     categories: int = 0
     composite: Composite | None = None
     taken_out: int = 0
@@ -50,6 +56,14 @@ class Undone:
         parts = []
         if self.memories:
             parts.append(f"{self.memories} memor{'y' if self.memories == 1 else 'ies'} restored")
+        if self.archived:
+            parts.append(
+                f"{self.archived} memor{'y' if self.archived == 1 else 'ies'} it made archived"
+            )
+        if self.unmade:
+            parts.append(
+                f"{self.unmade} composite{'' if self.unmade == 1 else 's'} it made deleted"
+            )
         if self.categories:
             parts.append(
                 f"criteria of {self.categories} categor{'y' if self.categories == 1 else 'ies'} put back"
@@ -158,17 +172,32 @@ def change_undo(*, change_id: UUID, actor) -> Undone:
     )
     deleted = [event for event in events if event.action == "composite_deleted"]
     added = [event for event in events if event.action == "composite_member_added"]
-    if not (memory_ids or category_ids or deleted or added):
+    created = [event for event in events if event.action == "composite_created"]
+    if any(event.changes.get("composites_repointed") for event in events):
+        raise ValidationError(
+            "This change pointed composites at a new header; undo it from those composites' "
+            "pages, so their members are not lost."
+        )
+    if not (memory_ids or category_ids or deleted or added or created):
         raise ValidationError("This change cannot be undone here; see its history.")
     if category_ids and not has_role(actor, "curator"):
         raise PermissionDenied("Undoing a criteria change needs the curator role.")
-    memory_versions = _before(Memory.history, memory_ids, change_id)
+    made = _made(memory_ids, change_id)
+    memory_versions = _before(Memory.history, memory_ids - made, change_id)
     category_versions = _before(Category.history, category_ids, change_id)
     with acting(actor=actor, reason=reason, new_change=True):
-        for memory in Memory.objects.filter(pk__in=memory_ids).order_by("pk"):
-            memory_revert(
-                memory=memory, version=memory_versions[memory.pk], actor=actor, reason=reason
-            )
+        for event in created:  # before their heads are archived
+            _unmake(event, actor=actor, reason=reason)
+        for memory in Memory.objects.filter(pk__in=made).order_by("pk"):
+            if memory.status != Memory.Status.ARCHIVED:
+                memory_archive(memory=memory, actor=actor, reason=reason)
+        for memory in Memory.objects.filter(pk__in=memory_ids - made).order_by("pk"):
+            version = memory_versions[memory.pk]
+            if memory.superseded_by_id in made and version.superseded_by_id is None:
+                # Fragmented by this change: its header goes, so it comes back whole.
+                memory_unsupersede(memory=memory, status=version.status, actor=actor, reason=reason)
+                continue
+            memory_revert(memory=memory, version=version, actor=actor, reason=reason)
         for version in category_versions.values():
             criteria_revert(version=version, actor=actor, reason=reason)
         composite = _remake(deleted[0], actor=actor, reason=reason) if deleted else None
@@ -181,12 +210,44 @@ def change_undo(*, change_id: UUID, actor) -> Undone:
             changes={"undoes": str(change_id), "action": events[0].action},
         )
     return Undone(
-        memories=len(memory_ids),
+        memories=len(memory_ids - made),
+        archived=len(made),
+        unmade=len(created),
         categories=len(category_ids),
         composite=composite,
         taken_out=sum(count for _, count in taken_out),
         taken_out_of=taken_out[0][0] if taken_out else None,
     )
+
+
+def _made(memory_ids: set[int], change_id: UUID) -> set[int]:
+    """Return the memories this change created; refuse if one was written again since."""
+    rows = Memory.history.filter(id__in=memory_ids).order_by("id", "history_id")
+    versions: dict[int, list] = {}
+    for row in rows.only("id", "history_change_id"):
+        versions.setdefault(row.id, []).append(row.history_change_id)
+    made = {pk for pk, changes in versions.items() if changes[0] == change_id}
+    for pk in made:
+        if versions[pk][-1] != change_id:
+            raise ValidationError(
+                f"#{pk}, made by this change, was changed again since; undo it from its "
+                "history instead, so the newer change is not lost."
+            )
+    return made
+
+
+def _unmake(event: AuditEvent, *, actor, reason: str) -> None:
+    """Delete a composite the change created; refuse if its members changed since."""
+    composite = Composite.objects.filter(pk=event.object_id).first()
+    if composite is None:
+        return  # deleted since: nothing left to take back
+    now = list(composite.members.order_by("position").values_list("member_id", flat=True))
+    if now != event.changes.get("members", []):
+        raise ValidationError(
+            f"The members of “{composite.title or composite.type}” changed after this change; "
+            "delete it on the composite's page instead, so the newer change is not lost."
+        )
+    composite_delete(composite=composite, actor=actor, reason=reason)
 
 
 def _take_out(event: AuditEvent, *, actor, reason: str) -> tuple[Composite, int]:

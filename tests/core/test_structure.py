@@ -188,3 +188,37 @@ def test_existing_composites_are_kept_in_the_store_after():
     composite = LedgerComposite(1, "theme", 1, (2, 3, 4))
     effect = effect_of(memories, [composite], [], budget=1500, counter=COUNTER, now_ms=NOW)
     assert effect.after_reached == effect.live == 4
+
+
+def test_a_title_the_header_repeats_is_kept_once():
+    from memadmin.core.fragments import apply_boundaries, title_heading_end
+
+    (found,) = suggest([memory(7, SOP)], counter=COUNTER)
+    # Applied as the fragment tool applies a split, with the drafted header as its summary.
+    assert title_heading_end(SOP, found.header) is not None
+    details = apply_boundaries(SOP, list(found.boundaries), summary=found.header)
+    assert [d.text for d in details] == [d.text for d in found.details]
+    # A plain title line (no heading mark, no full stop, more lines after) counts too.
+    assert (
+        title_heading_end(DOSSIER, "Edge cache settings, as tuned after the October load test")
+        == 58
+    )
+    assert (
+        title_heading_end("Deploys go out on Tuesdays.\nAlways.", "Deploys go out on Tuesdays")
+        is None
+    )
+
+
+def test_a_drafted_header_is_drafted_again_from_its_details_as_they_are():
+    texts = [text for _, text, _ in timeouts(count=4)]
+    header = draft_header("Request timeout", texts, counter=COUNTER, noun="memories")
+    from memadmin.core.structure import redraft
+
+    assert redraft(header, texts, counter=COUNTER) == header
+    changed = [texts[0].replace("10 s", "45 s"), *texts[1:], texts[0].replace("api", "web")]
+    again = redraft(header, changed, counter=COUNTER)
+    assert again.startswith("Request timeout (5 memories): api-gateway: 45 s, chosen")
+    # A header written by hand keeps its first sentence as the subject.
+    assert redraft("Timeouts we chose. Reviewed yearly.", texts, counter=COUNTER).startswith(
+        "Timeouts we chose (4 details): api-gateway"
+    )

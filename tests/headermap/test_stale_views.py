@@ -37,7 +37,8 @@ def only_card(body):
 
 
 def inserted(card) -> list[str]:
-    return [text(added) for added in find_all(card, "ins")]
+    """The words the card's detail diffs add (the header's draft aside)."""
+    return [text(added) for added in find_all(find(card, "ul", class_="stale-details"), "ins")]
 
 
 def typed_note(card, header) -> str:

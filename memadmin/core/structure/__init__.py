@@ -8,13 +8,14 @@ injection is a table of contents. ``suggest(memories, counter=...)`` proposes bo
   config dossier: a theme) or its paragraphs (a long note: a theme), under a drafted header;
 - ``families``: small memories of one category about the same subject, grouped under a
   category header (a theme), at most ``MAX_MEMBERS`` each;
-- ``drafting``: the header texts, deterministic, within a token limit they state;
+- ``drafting``: the header texts, deterministic, within a token limit they state, and a
+  header drafted again when its details change (``redraft``, the stale queue's draft);
 - ``effect``: what applying them does to the injection at a budget.
 
 Plain data in, plain data out: no Django here.
 """
 
-from .drafting import HEADER_TOKEN_LIMIT, draft_header
+from .drafting import HEADER_TOKEN_LIMIT, draft_header, redraft
 from .effect import Effect, effect_of
 from .model import MAX_MEMBERS, Detail, Suggestion, SuggestionKind, lost_lines
 from .suggest import StructureMemory, suggest
@@ -30,5 +31,6 @@ __all__ = [
     "draft_header",
     "effect_of",
     "lost_lines",
+    "redraft",
     "suggest",
 ]

@@ -18,6 +18,7 @@ HEADER_TOKEN_LIMIT = 60
 WORDS_PER_LINE = 6
 SUBJECT_WORDS = 10
 
+_DRAFTED = re.compile(r"^(?P<subject>.+?) \((?P<count>\d+) (?P<noun>[a-z]+)\)(?::|$)")
 _MARKER = re.compile(r"^(?:#{1,6}\s+|[-*+]\s+|\d{1,9}[.)]\s+)")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s")
 _CLAUSE_END = re.compile(r"(?<=[.!?;])\s")
@@ -83,3 +84,25 @@ def draft_header(
             break
         best = text
     return best
+
+
+def redraft(
+    header: str,
+    detail_texts: Sequence[str],
+    *,
+    counter: TokenCounter,
+    limit: int = HEADER_TOKEN_LIMIT,
+) -> str:
+    """Return the header drafted again from its details as they are now.
+
+    A drafted header ("Request timeout (12 memories): …") keeps its subject and its noun; a
+    header written by hand keeps its first sentence as the subject. The limit is the larger of
+    ``limit`` and what the header takes now, so a person's longer header is not cut short.
+    """
+    drafted = _DRAFTED.match(header.strip())
+    if drafted:
+        subject, noun = drafted["subject"], drafted["noun"]
+    else:
+        subject, noun = _SENTENCE_END.split(header.strip(), maxsplit=1)[0], "details"
+    limit = max(limit, counter.count(header))
+    return draft_header(subject, detail_texts, counter=counter, noun=noun, limit=limit)

@@ -133,7 +133,7 @@ def _shared_phrase(texts: list[str]) -> str:
     held = [(count, len(gram.split()), gram) for gram, count in holders.items() if count >= needed]
     if not held:
         return ""
-    _, _, phrase = max(held, key=lambda item: (item[1], item[0], item[2]))
+    _, _, phrase = max(held)  # held by the most, then the longest
     return phrase[:1].upper() + phrase[1:]
 
 

@@ -35,6 +35,8 @@ class Suggestion:
     header_tokens: int
     details: tuple[Detail, ...]
     source_id: int | None = None
+    # A monolith's split, as `fragments.apply_boundaries` takes it (character offsets).
+    boundaries: tuple[int, ...] = ()
 
     @property
     def composite_type(self) -> str:

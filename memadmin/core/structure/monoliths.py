@@ -3,18 +3,27 @@
 The split is ``core.fragments.propose_split`` (headings, then list items, then paragraphs).
 What the parts are names the suggestion: numbered items make an SOP (a sequence composite of
 its steps), ``key: value`` or ``key = value`` lines a config dossier (a theme, one detail per
-setting), anything else a long note (a theme of its paragraphs). The monolith's title (a
-heading, or a short first line) moves into the header and out of the first detail, so no
-line is written twice and none is lost (``model.lost_lines``).
+setting), anything else a long note (a theme of its paragraphs). A title heading moves into
+the header and out of the first detail (``fragments.title_heading_end``), so no line is
+written twice and none is lost (``model.lost_lines``). The split is the fragment tool's, so
+applying one is ``memory_fragment`` with the suggestion's ``boundaries``. A memory of more
+than ``MAX_MEMBERS`` parts is left to the fragment tool, where a person joins some.
 """
 
 import hashlib
 import re
 
-from memadmin.core.fragments import propose_split, proposed_summary
+from memadmin.core.fragments import (
+    SplitError,
+    apply_boundaries,
+    boundaries_of,
+    propose_split,
+    proposed_summary,
+    title_heading_end,
+)
 from memadmin.core.ledger import TokenCounter
 
-from .drafting import SUBJECT_WORDS, draft_header
+from .drafting import draft_header
 from .model import MAX_MEMBERS, Detail, Suggestion, SuggestionKind
 
 # A memory this many tokens long or more is worth fragmenting (about 250 characters), when it
@@ -32,12 +41,19 @@ def monolith_suggestion(
 ) -> Suggestion | None:
     """Return the suggestion to fragment this memory, or None when it has too few parts."""
     title = proposed_summary(text)
-    parts = [fragment.text for fragment in propose_split(text)]
-    parts = _without_title(parts, title)
-    if len(parts) < MIN_PARTS:
+    proposed = propose_split(text)
+    boundaries = boundaries_of(proposed)
+    title_end = title_heading_end(text, title)
+    if boundaries and title_end is not None and proposed[0].end <= title_end:
+        boundaries = boundaries[1:]  # the title stood alone: it goes to the header
+    try:
+        fragments = apply_boundaries(text, boundaries, summary=title)
+    except SplitError:  # one part, or none
         return None
+    if len(fragments) < MIN_PARTS or len(fragments) > MAX_MEMBERS:
+        return None
+    parts = [fragment.text for fragment in fragments]
     kind = _kind(parts)
-    parts = _at_most(parts, MAX_MEMBERS)
     header = draft_header(title, parts, counter=counter, noun=NOUNS[kind], limit=header_limit)
     return Suggestion(
         key=f"fragment:{memory_id}:{_digest(text)}",
@@ -47,17 +63,8 @@ def monolith_suggestion(
         header_tokens=counter.count(header),
         details=tuple(Detail(part) for part in parts),
         source_id=memory_id,
+        boundaries=tuple(boundaries),
     )
-
-
-def _without_title(parts: list[str], title: str) -> list[str]:
-    """Drop the title line from the first part when the header will carry it whole."""
-    if not parts or len(title.split()) > SUBJECT_WORDS:
-        return parts
-    first_line, _, rest = parts[0].partition("\n")
-    if first_line.lstrip("#").strip().rstrip(":").strip() != title:
-        return parts
-    return [rest.strip(), *parts[1:]] if rest.strip() else parts[1:]
 
 
 def _kind(parts: list[str]) -> SuggestionKind:
@@ -68,18 +75,6 @@ def _kind(parts: list[str]) -> SuggestionKind:
     if settings * 2 >= len(parts):
         return "dossier"
     return "note"
-
-
-def _at_most(parts: list[str], limit: int) -> list[str]:
-    """Join neighbouring parts until there are at most ``limit``, keeping every line."""
-    while len(parts) > limit:
-        shortest = min(range(len(parts) - 1), key=lambda i: len(parts[i]) + len(parts[i + 1]))
-        parts = [
-            *parts[:shortest],
-            parts[shortest] + "\n" + parts[shortest + 1],
-            *parts[shortest + 2 :],
-        ]
-    return parts
 
 
 def _digest(text: str) -> str:

@@ -65,10 +65,12 @@ def suggest(
                 noun="memories",
                 limit=header_limit,
             )
-            ids = ".".join(str(m.id) for m in group)
+            # The key changes when a member or its text does: a page showing an older draft
+            # is refused when applied.
+            seen = "\0".join(f"{m.id}:{m.content}" for m in group)
             found.append(
                 Suggestion(
-                    key=f"family:{category}:{hashlib.sha256(ids.encode()).hexdigest()[:12]}",
+                    key=f"family:{category}:{hashlib.sha256(seen.encode()).hexdigest()[:12]}",
                     kind="family",
                     category=category,
                     header=header,

@@ -2,7 +2,8 @@
 each card's "mark synced" form.
 
 `{% load headermap_stale %}{% stale_header_count %}`; `{% membership_sentence change %}`;
-`{% mark_synced_form entry kept_note as form %}`.
+`{% mark_synced_form entry kept_note as form %}`, `{% header_draft drafts entry as draft %}`
+and `{% draft_form entry as form %}`.
 """
 
 from django import template
@@ -50,3 +51,15 @@ def mark_synced_form(entry, kept_note=None) -> MarkSyncedForm:
     kept = kept_note or {}
     note = kept.get("reason", "") if kept.get("header") == entry.header.pk else ""
     return MarkSyncedForm.for_entry(entry, note=note)
+
+
+@register.simple_tag
+def header_draft(drafts, entry):
+    """Return the entry's draft (`drafts.HeaderDraft`) from the page's drafts, or None."""
+    return (drafts or {}).get(entry.header.pk)
+
+
+@register.simple_tag
+def draft_form(entry) -> MarkSyncedForm:
+    """Return the entry's "use the draft" form."""
+    return MarkSyncedForm.for_draft(entry)

@@ -1,0 +1,180 @@
+"""Apply the structure assistant's suggestions: one audited change, undoable as a whole.
+
+`structure_apply` reads the project's suggestions again and applies the ones named by key,
+each through the services a person's own edit uses, so every write is audited with its
+actor and reason and reaches a synced store as any other edit does:
+
+- a monolith: `memory_fragment` with the suggestion's split and its header as the summary
+  (details created, header over them, the monolith archived, pointing at the header);
+- a family: the header created in the family's category, a theme composite of the members
+  under it, and the header marked synced with its details.
+
+The whole is one change (`audit.context.acting`), so the overview's Undo takes it back
+(`overview.undo_services.change_undo`: headers and details archived, composites deleted,
+monoliths restored). A suggestion shown on a page that no longer exists as shown (a member
+or a text changed, a memory now grouped) is refused with the others, nothing written; so is a
+header a person edited to nothing, or past the limit stated on the page.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from memadmin.audit.actors import as_actor
+from memadmin.audit.context import acting
+from memadmin.audit.services import audit_record
+from memadmin.composites.models import Composite
+from memadmin.composites.services import composite_create
+from memadmin.core.clock import now_ms
+from memadmin.core.structure import HEADER_TOKEN_LIMIT, Suggestion
+from memadmin.headermap.models import HeaderSync
+from memadmin.memories.models import Memory
+from memadmin.memories.services import DuplicateMemory, memory_create
+from memadmin.projects.models import Project
+from memadmin.structure.fragment_services import HEADER_IMPORTANCE, memory_fragment
+from memadmin.structure.suggestions import structure_plan
+
+APPLIED = "structure_applied"
+MAX_HEADER_CHARACTERS = 2000
+
+
+@dataclass
+class Applied:
+    """What one apply made: a header and a composite per suggestion, in the order applied."""
+
+    change_id: UUID
+    headers: list[Memory] = field(default_factory=list)
+    composites: list[Composite] = field(default_factory=list)
+    fragmented: list[Memory] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """Return a sentence for the person who applied them."""
+        count = len(self.headers)
+        grouped = count - len(self.fragmented)
+        parts = []
+        if self.fragmented:
+            parts.append(f"{len(self.fragmented)} fragmented")
+        if grouped:
+            parts.append(f"{grouped} famil{'y' if grouped == 1 else 'ies'} grouped")
+        return f"Applied {count} suggestion{'' if count == 1 else 's'}: " + ", ".join(parts) + "."
+
+
+def _chosen(project: Project, keys: Sequence[str], *, counter, header_limit: int):
+    if not keys:
+        raise ValidationError("Choose at least one suggestion to apply.")
+    plan = structure_plan(
+        project, counter=counter, budgets=(), now_ms=now_ms(), header_limit=header_limit
+    )
+    by_key = {suggestion.key: suggestion for suggestion in plan.suggestions}
+    gone = [key for key in dict.fromkeys(keys) if key not in by_key]
+    if gone:
+        raise ValidationError(
+            f"{len(gone)} of the suggestions you chose changed since the page was shown (a "
+            "memory, its text or its group changed): nothing was applied. The page now shows "
+            "the suggestions as they are; check them and apply again."
+        )
+    return [by_key[key] for key in dict.fromkeys(keys)], plan.pk_of
+
+
+def _header_text(suggestion: Suggestion, edited: Mapping[str, str], counter, limit: int) -> str:
+    text = " ".join(edited.get(suggestion.key, suggestion.header).split())
+    if not text:
+        raise ValidationError(f"The header of “{suggestion.header[:60]}…” is empty: write one.")
+    if len(text) > MAX_HEADER_CHARACTERS or counter.count(text) > limit:
+        raise ValidationError(
+            f"The header “{text[:60]}…” takes {counter.count(text)} tokens, over the limit of "
+            f"{limit}: shorten it (the details' ids are listed after it anyway)."
+        )
+    return text
+
+
+@transaction.atomic
+def structure_apply(
+    *,
+    project: Project,
+    keys: Sequence[str],
+    actor,
+    counter,
+    reason: str = "",
+    headers: Mapping[str, str] | None = None,
+    header_limit: int = HEADER_TOKEN_LIMIT,
+) -> Applied:
+    """Apply the suggestions named by `keys` (with `headers` as edited, by key) in one change.
+
+    Refused with ValidationError, nothing written, as the module says; a refusal of any
+    service inside (a header identical to an existing memory, a member archived since) too.
+    """
+    chosen, pk_of = _chosen(project, keys, counter=counter, header_limit=header_limit)
+    edited = headers or {}
+    texts = {s.key: _header_text(s, edited, counter, header_limit) for s in chosen}
+    reason = reason.strip() or "Applied the structure assistant's suggestions"
+    with acting(actor=actor, reason=reason) as change:
+        applied = Applied(change_id=change.change_id)
+        for suggestion in chosen:
+            if suggestion.source_id is not None:
+                _fragment(suggestion, texts[suggestion.key], pk_of, applied, actor, reason)
+            else:
+                _group(project, suggestion, texts[suggestion.key], pk_of, applied, actor, reason)
+        audit_record(
+            action=APPLIED,
+            target=project,
+            project=project,
+            object_type="project",
+            changes={
+                "suggestions": [s.key for s in chosen],
+                "headers": [header.pk for header in applied.headers],
+                "composites": [composite.pk for composite in applied.composites],
+                "fragmented": [memory.pk for memory in applied.fragmented],
+            },
+        )
+    return applied
+
+
+def _fragment(suggestion, header_text, pk_of, applied, actor, reason) -> None:
+    memory = Memory.objects.get(pk=pk_of[suggestion.source_id])
+    made = memory_fragment(
+        memory=memory,
+        boundaries=list(suggestion.boundaries),
+        composite_type=suggestion.composite_type,
+        summary=header_text,
+        header_category=suggestion.category,
+        actor=actor,
+        reason=reason,
+        expected_updated_at=memory.updated_at,
+    )
+    applied.headers.append(made.header)
+    applied.composites.append(made.composite)
+    applied.fragmented.append(made.original)
+
+
+def _group(project, suggestion, header_text, pk_of, applied, actor, reason) -> None:
+    members = list(Memory.objects.filter(pk__in=[pk_of[i] for i in suggestion.member_ids]))
+    members.sort(key=lambda m: suggestion.member_ids.index(m.display_id))
+    try:
+        header = memory_create(
+            project=project,
+            category=suggestion.category,
+            content=header_text,
+            importance=max([HEADER_IMPORTANCE, *(m.importance or 0 for m in members)]),
+            actor=actor,
+            reason=reason,
+        )
+    except DuplicateMemory as duplicate:
+        raise ValidationError(
+            f"The header “{header_text[:60]}…” is the same text as "
+            f"#{duplicate.existing.display_id}; edit it before applying."
+        ) from duplicate
+    composite = composite_create(
+        head=header,
+        type=suggestion.composite_type,
+        members=members,
+        title=header_text.split(" (", 1)[0][:200],
+        actor=actor,
+        reason=reason,
+    )
+    HeaderSync.objects.create(header=header, synced_at=now_ms(), synced_by=as_actor(actor).label)
+    applied.headers.append(header)
+    applied.composites.append(composite)

@@ -1,0 +1,117 @@
+"""`manage.py suggest_structure --project P [--budget N] [--json]`: what to fragment and group."""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from memadmin.core.clock import now_ms
+from memadmin.core.ledger import BUDGET_MAX, BUDGET_MIN
+from memadmin.core.structure import HEADER_TOKEN_LIMIT
+from memadmin.core.tokens import COUNTER_NAMES, CounterUnavailable, UnknownCounter
+from memadmin.ledger.counters import choose_counter
+from memadmin.projects.models import Project
+from memadmin.structure.suggestions import structure_plan
+
+DEFAULT_BUDGETS = (1500, 4000)
+
+
+class Command(BaseCommand):
+    help = (
+        "Print what the structure assistant suggests for a project: monoliths to fragment into "
+        "details under a header, families of related memories to group under a header, each "
+        "header as drafted, and the project's coverage before (pack mode) and after all of them "
+        "(headers mode) at each budget. Coverage is the share of all live memories reached. "
+        "Nothing is written."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--project", required=True, help="the project identity (git:...)")
+        parser.add_argument(
+            "--budget",
+            type=int,
+            action="append",
+            help=f"a token budget, {BUDGET_MIN} to {BUDGET_MAX}; repeat for several "
+            f"(default: {' and '.join(map(str, DEFAULT_BUDGETS))})",
+        )
+        parser.add_argument(
+            "--header-limit",
+            type=int,
+            default=HEADER_TOKEN_LIMIT,
+            help=f"the most tokens a drafted header may take (default {HEADER_TOKEN_LIMIT})",
+        )
+        parser.add_argument("--json", action="store_true", help="print JSON")
+        parser.add_argument(
+            "--counter", help=f"one of {', '.join(COUNTER_NAMES)} (default: claude, else heuristic)"
+        )
+
+    def handle(self, *args, **options):
+        try:
+            project = Project.objects.get(identity=options["project"])
+        except Project.DoesNotExist:
+            raise CommandError(f"No project {options['project']!r}.") from None
+        budgets = options["budget"] or list(DEFAULT_BUDGETS)
+        for budget in budgets:
+            if not BUDGET_MIN <= budget <= BUDGET_MAX:
+                raise CommandError(
+                    f"The budget must be between {BUDGET_MIN} and {BUDGET_MAX} tokens, not {budget}."
+                )
+        if options["header_limit"] < 10:
+            raise CommandError("The header limit must be 10 tokens or more.")
+        try:
+            choice = choose_counter(options["counter"], fall_back=options["counter"] is None)
+        except (UnknownCounter, CounterUnavailable) as error:
+            raise CommandError(str(error)) from error
+        if choice.notice:
+            self.stderr.write(choice.notice)
+        counter = choice.counter
+        plan = structure_plan(
+            project,
+            counter=counter,
+            budgets=budgets,
+            now_ms=now_ms(),
+            header_limit=options["header_limit"],
+        )
+        if options["json"]:
+            self.stdout.write(json.dumps(_document(project, plan), ensure_ascii=False, indent=2))
+            return
+        for suggestion in plan.suggestions:
+            what = (
+                f"fragment #{suggestion.source_id} into {len(suggestion.details)} details"
+                if suggestion.source_id is not None
+                else f"group {len(suggestion.details)} memories: "
+                + ", ".join(f"#{i}" for i in suggestion.member_ids)
+            )
+            self.stdout.write(
+                f"{suggestion.kind} ({suggestion.composite_type}, {suggestion.category}): {what}\n"
+                f"  header ({suggestion.header_tokens} tokens): {suggestion.header}"
+            )
+        self.stdout.write(
+            f"{len(plan.suggestions)} suggestions; headers within {plan.header_limit} tokens."
+        )
+        for effect in plan.effects:
+            self.stdout.write(
+                f"at {effect.budget} tokens: {effect.before_reached} of {effect.live} live memories "
+                f"reached now ({effect.before_share:.0%}, pack mode), {effect.after_reached} "
+                f"after ({effect.after_share:.0%}, headers mode)"
+            )
+
+
+def _document(project, plan) -> dict:
+    return {
+        "project": project.identity,
+        "header_limit": plan.header_limit,
+        "suggestions": [
+            {
+                "key": s.key,
+                "kind": s.kind,
+                "composite_type": s.composite_type,
+                "category": s.category,
+                "header": s.header,
+                "header_tokens": s.header_tokens,
+                "source_id": s.source_id,
+                "details": [{"memory_id": d.memory_id, "text": d.text} for d in s.details],
+            }
+            for s in plan.suggestions
+        ],
+        "effects": [effect.to_json() for effect in plan.effects],
+    }
