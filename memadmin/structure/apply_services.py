@@ -101,23 +101,27 @@ def structure_apply(
     reason: str = "",
     headers: Mapping[str, str] | None = None,
     header_limit: int = HEADER_TOKEN_LIMIT,
+    at_ms: int | None = None,
 ) -> Applied:
     """Apply the suggestions named by `keys` (with `headers` as edited, by key) in one change.
 
     Refused with ValidationError, nothing written, as the module says; a refusal of any
     service inside (a header identical to an existing memory, a member archived since) too.
+    `at_ms` dates the writes (now unless given: the demo dates them in its story).
     """
     chosen, pk_of = _chosen(project, keys, counter=counter, header_limit=header_limit)
     edited = headers or {}
     texts = {s.key: _header_text(s, edited, counter, header_limit) for s in chosen}
     reason = reason.strip() or "Applied the structure assistant's suggestions"
+    at = at_ms if at_ms is not None else now_ms()
     with acting(actor=actor, reason=reason) as change:
         applied = Applied(change_id=change.change_id)
         for suggestion in chosen:
+            text = texts[suggestion.key]
             if suggestion.source_id is not None:
-                _fragment(suggestion, texts[suggestion.key], pk_of, applied, actor, reason)
+                _fragment(suggestion, text, pk_of, applied, actor, reason, at)
             else:
-                _group(project, suggestion, texts[suggestion.key], pk_of, applied, actor, reason)
+                _group(project, suggestion, text, pk_of, applied, actor, reason, at)
         audit_record(
             action=APPLIED,
             target=project,
@@ -133,7 +137,7 @@ def structure_apply(
     return applied
 
 
-def _fragment(suggestion, header_text, pk_of, applied, actor, reason) -> None:
+def _fragment(suggestion, header_text, pk_of, applied, actor, reason, at) -> None:
     memory = Memory.objects.get(pk=pk_of[suggestion.source_id])
     made = memory_fragment(
         memory=memory,
@@ -143,6 +147,7 @@ def _fragment(suggestion, header_text, pk_of, applied, actor, reason) -> None:
         header_category=suggestion.category,
         actor=actor,
         reason=reason,
+        at_ms=at,
         expected_updated_at=memory.updated_at,
     )
     applied.headers.append(made.header)
@@ -150,7 +155,7 @@ def _fragment(suggestion, header_text, pk_of, applied, actor, reason) -> None:
     applied.fragmented.append(made.original)
 
 
-def _group(project, suggestion, header_text, pk_of, applied, actor, reason) -> None:
+def _group(project, suggestion, header_text, pk_of, applied, actor, reason, at) -> None:
     members = list(Memory.objects.filter(pk__in=[pk_of[i] for i in suggestion.member_ids]))
     members.sort(key=lambda m: suggestion.member_ids.index(m.display_id))
     try:
@@ -161,6 +166,7 @@ def _group(project, suggestion, header_text, pk_of, applied, actor, reason) -> N
             importance=max([HEADER_IMPORTANCE, *(m.importance or 0 for m in members)]),
             actor=actor,
             reason=reason,
+            at_ms=at,
         )
     except DuplicateMemory as duplicate:
         raise ValidationError(
@@ -174,7 +180,8 @@ def _group(project, suggestion, header_text, pk_of, applied, actor, reason) -> N
         title=header_text.split(" (", 1)[0][:200],
         actor=actor,
         reason=reason,
+        at_ms=at,
     )
-    HeaderSync.objects.create(header=header, synced_at=now_ms(), synced_by=as_actor(actor).label)
+    HeaderSync.objects.create(header=header, synced_at=at, synced_by=as_actor(actor).label)
     applied.headers.append(header)
     applied.composites.append(composite)

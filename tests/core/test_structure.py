@@ -105,8 +105,11 @@ def test_related_small_memories_become_a_family_named_by_their_shared_phrase():
     found = suggest([memory(i, text, category) for i, text, category in rows], counter=COUNTER)
     (family,) = [s for s in found if s.kind == "family"]
     assert family.member_ids == tuple(range(1, 11))
-    # The subject is said once; each line goes on to what differs.
-    assert family.header.startswith("Request timeout (10 memories): api-gateway: 10 s, chosen")
+    # The words they share, once, with "…" where each differs; then what each puts there.
+    assert family.header.startswith(
+        "… request timeout: … s, chosen to stay under the gateway's limit after the … incident "
+        "review (10 memories): api-gateway, 10; audit-writer, 15;"
+    )
     assert family.header_tokens <= HEADER_TOKEN_LIMIT
 
 
@@ -211,13 +214,16 @@ def test_a_title_the_header_repeats_is_kept_once():
 
 def test_a_drafted_header_is_drafted_again_from_its_details_as_they_are():
     texts = [text for _, text, _ in timeouts(count=4)]
-    header = draft_header("Request timeout", texts, counter=COUNTER, noun="memories")
     from memadmin.core.structure import redraft
+    from memadmin.core.structure.drafting import draft_family_header
+
+    header = draft_family_header(texts, counter=COUNTER)
 
     assert redraft(header, texts, counter=COUNTER) == header
     changed = [texts[0].replace("10 s", "45 s"), *texts[1:], texts[0].replace("api", "web")]
     again = redraft(header, changed, counter=COUNTER)
-    assert again.startswith("Request timeout (5 memories): api-gateway: 45 s, chosen")
+    assert again.startswith("… request timeout: … s, chosen")
+    assert "(5 memories): api-gateway, 45;" in again
     # A header written by hand keeps its first sentence as the subject.
     assert redraft("Timeouts we chose. Reviewed yearly.", texts, counter=COUNTER).startswith(
         "Timeouts we chose (4 details): api-gateway"

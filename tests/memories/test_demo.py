@@ -17,8 +17,9 @@ def test_demo_builds_the_proposals_store_once(capsys):
     call_command("demo")
     ops = Memory.objects.filter(project__identity=OPS_IDENTITY)
     live = ops.exclude(status="archived")
-    assert 460 <= live.count() <= 500
-    assert 220 <= live.filter(category="OPS_RULES").count() <= 240
+    # The proposal's ~480 facts, with the structure assistant's headers and details on top.
+    assert 460 <= live.count() <= 560
+    assert 220 <= live.filter(category="OPS_RULES").count() <= 270
     assert ops.filter(status="permanent").exists()
     assert ops.filter(status="archived", superseded_by__isnull=False).exists()
     assert ops.exclude(merged_from=[]).exists()
@@ -85,11 +86,12 @@ def test_the_demos_composites_are_made_in_its_story():
 
     call_command("demo", "--no-people")
     for composite in Composite.objects.filter(project__identity=OPS_IDENTITY):
-        assert composite.made_at > composite.head.created_at
+        # At once (the structure assistant makes a header and its composite together), or after.
+        assert composite.made_at >= composite.head.created_at
         # The members it was made with (a merge's result takes its source's place later).
         made_with = [row.member for row in composite.members.select_related("member")]
         made_with = [memory for memory in made_with if not memory.merged_from]
-        assert made_with and composite.made_at > max(m.created_at for m in made_with)
+        assert made_with and composite.made_at >= max(m.created_at for m in made_with)
     rotation = Composite.objects.get(title="On-call rotation")
     entries = stale_headers()
     assert entries and rotation.head_id not in {entry.header.pk for entry in entries}

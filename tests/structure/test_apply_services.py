@@ -78,7 +78,8 @@ def test_applying_all_fragments_groups_and_audits_one_change(store, people):
     members = [m.member.content for m in family.members.order_by("position")]
     assert len(members) == 12 and all(" request timeout: " in m for m in members)
     assert family.type == "theme" and family.head.category == "CONFIG_VALUES"
-    assert family.head.content.startswith("Request timeout (12 memories): api-gateway: 10 s")
+    assert family.head.content.startswith("… request timeout: … s, chosen to stay under")
+    assert "(12 memories): api-gateway, 10, 0;" in family.head.content
     # Every original line is still live: the SOP's in its header and details.
     after = live(store)
     assert before - {SOP} <= after

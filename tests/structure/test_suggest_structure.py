@@ -52,7 +52,9 @@ def test_the_command_prints_each_suggestion_and_coverage_before_and_after(store)
     assert f"sop (sequence, OPS_RULES): fragment #{sop.display_id} into 4 details" in out
     assert "header (" in out and "Failover of the primary database (4 steps): " in out
     assert "family (theme, CONFIG_VALUES): group " in out
-    assert "Api-gateway request timeout (3 memories): 10 s, chosen to stay" in out
+    assert (
+        "api-gateway request timeout: … s, chosen to stay" in out and "(3 memories): 10, 0;" in out
+    )
     assert "at 1500 tokens: " in out and "at 4000 tokens: " in out
     # Nothing written.
     assert AuditEvent.objects.count() == events

@@ -45,7 +45,7 @@ def boxes(body) -> list[str]:
 def test_a_viewer_sees_suggestions_headers_and_coverage_but_no_apply(store, client_as):
     body = client_as("viewer").get(url(store)).content.decode()
     assert "Failover of the primary database (4 steps): " in body
-    assert "Request timeout (9 memories)" in body
+    assert "request timeout: … s, chosen after review … (9 memories)" in body
     table = find(body, "table", class_="structure-effect")
     assert "1500 tokens" in text(table) and "4000 tokens" in text(table)
     assert boxes(body) == []

@@ -73,7 +73,9 @@ def test_a_viewer_sees_the_candidates_without_the_fragment_action(client_as, pro
     html = client_as("viewer").get(page_of(project)).content.decode()
     assert len(candidate_rows(html)) == 1
     assert "/structure/fragment/" not in html
-    assert "Fragmenting one needs the editor role." in text(find(html, "section"))
+    assert "Fragmenting one needs the editor role." in text(
+        find(html, "section", id="fragment-candidates")
+    )
 
 
 def test_a_project_without_candidates_says_so(client_as, project, remember):

@@ -7,8 +7,10 @@ stated in the header's count; lines that do not fit end as "…and N more". The 
 ids are listed after it in headers mode (``ledger.headers``), so none is lost to the limit.
 """
 
+import difflib
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from memadmin.core.ledger import TokenCounter
 
@@ -17,10 +19,49 @@ from memadmin.core.ledger import TokenCounter
 HEADER_TOKEN_LIMIT = 60
 WORDS_PER_LINE = 6
 SUBJECT_WORDS = 10
+# A family's pattern: read in the first words of each member's first sentence, named by at
+# least this many words that are not stop words or numbers.
+PATTERN_WORDS = 20
+PATTERN_CONTENT = 2
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "this",
+        "to",
+        "was",
+        "were",
+        "will",
+        "with",
+    ]
+)
 
 _DRAFTED = re.compile(r"^(?P<subject>.+?) \((?P<count>\d+) (?P<noun>[a-z]+)\)(?::|$)")
 _MARKER = re.compile(r"^(?:#{1,6}\s+|[-*+]\s+|\d{1,9}[.)]\s+)")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s")
+_FULL_STOP = re.compile(r"(?<=[.!?])\s")
 _CLAUSE_END = re.compile(r"(?<=[.!?;])\s")
 _SPACE_BEFORE = re.compile(r"\s+(?=[,;:.])")
 _TRAILING = " .,;:!?-—"
@@ -69,21 +110,8 @@ def draft_header(
     """
     subject = subject_of(subject)
     cut = subject.rstrip("…")
-    opening = f"{subject} ({len(detail_texts)} {noun})"
-    while counter.count(opening) > limit and " " in subject:
-        subject = subject.rsplit(" ", 1)[0].rstrip(_TRAILING) + "…"
-        opening = f"{subject} ({len(detail_texts)} {noun})"
     lines = [line for text in detail_texts if (line := short_line(text, subject=cut))]
-    best = opening
-    for shown in range(1, len(lines) + 1):
-        rest = len(lines) - shown
-        text = f"{opening}: " + "; ".join(lines[:shown])
-        if rest:
-            text += f"; …and {rest} more"
-        if counter.count(text) > limit:
-            break
-        best = text
-    return best
+    return _fit(subject, lines, len(detail_texts), noun, counter, limit)
 
 
 def redraft(
@@ -105,4 +133,116 @@ def redraft(
     else:
         subject, noun = _SENTENCE_END.split(header.strip(), maxsplit=1)[0], "details"
     limit = max(limit, counter.count(header))
+    if noun == "memories":  # a family: its pattern, drawn again
+        family = draft_family_header(detail_texts, counter=counter, limit=limit)
+        if family is not None:
+            return family
     return draft_header(subject, detail_texts, counter=counter, noun=noun, limit=limit)
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """The words a family's first sentences share, in order, and what each member puts
+    in the gaps: "Archive … logs older than 30 days" with "scheduler", "api-gateway", …"""
+
+    subject: str
+    fills: tuple[str, ...]
+
+
+def shared_pattern(texts: Sequence[str], *, words: int = PATTERN_WORDS) -> Pattern | None:
+    """Return the family's pattern, or None when its members share too little of an opening.
+
+    The opening is each text's first sentence, its first ``words`` words; the pattern is the
+    words common to all, in order (difflib's matching blocks, folded over the members). It
+    needs ``PATTERN_CONTENT`` words that are not stop words or numbers to name the family.
+    """
+    openings = [_opening(text, words) for text in texts]
+    if not all(openings):
+        return None
+    common = openings[0]
+    for other in openings[1:]:
+        matcher = difflib.SequenceMatcher(a=common, b=other, autojunk=False)
+        common = [
+            word
+            for block in matcher.get_matching_blocks()
+            for word in common[block.a : block.a + block.size]
+        ]
+    if sum(1 for word in common if _content(word)) < PATTERN_CONTENT:
+        return None
+    fills = tuple(", ".join(dict.fromkeys(_gaps(common, opening))) for opening in openings)
+    if not any(fills):
+        return None
+    subject = _render(common, openings[0])
+    return Pattern(subject=subject, fills=fills)
+
+
+def draft_family_header(
+    texts: Sequence[str], *, counter: TokenCounter, limit: int = HEADER_TOKEN_LIMIT
+) -> str | None:
+    """Return a family's header from its pattern: "pattern (N memories): fill; fill; …", or
+    None when it has none (the caller drafts from a shared phrase instead)."""
+    pattern = shared_pattern(texts)
+    if pattern is None:
+        return None
+    return _fit(pattern.subject, list(pattern.fills), len(texts), "memories", counter, limit)
+
+
+def _opening(text: str, words: int) -> list[str]:
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    first = _MARKER.sub("", first)
+    sentence = _FULL_STOP.split(first, maxsplit=1)[0]
+    return sentence.split()[:words]
+
+
+def _content(word: str) -> bool:
+    bare = word.strip(_TRAILING + "`'\"()").lower()
+    return bool(bare) and not bare.isdigit() and bare not in STOP_WORDS
+
+
+def _gaps(common: list[str], words: list[str]) -> list[str]:
+    """Return the runs of ``words`` that are not the pattern's, in order."""
+    gaps, run, at = [], [], 0
+    for word in words:
+        if at < len(common) and word == common[at]:
+            if run:
+                gaps.append(" ".join(run).strip(_TRAILING))
+                run = []
+            at += 1
+        else:
+            run.append(word)
+    if run:
+        gaps.append(" ".join(run).strip(_TRAILING))
+    return [gap for gap in gaps if gap]
+
+
+def _render(common: list[str], words: list[str]) -> str:
+    """Return the pattern as it reads in ``words``: its words, "…" where a member's stand."""
+    out, at, gap = [], 0, False
+    for word in words:
+        if at < len(common) and word == common[at]:
+            if gap:
+                out.append("…")
+            out.append(word)
+            at += 1
+            gap = False
+        else:
+            gap = True
+    return " ".join(out).rstrip(_TRAILING) + (" …" if gap else "")
+
+
+def _fit(subject: str, lines: list[str], count: int, noun: str, counter, limit: int) -> str:
+    """Return "subject (count noun): line; line; …and K more" within ``limit`` tokens."""
+    opening = f"{subject} ({count} {noun})"
+    while counter.count(opening) > limit and " " in subject:
+        subject = subject.rsplit(" ", 1)[0].rstrip(_TRAILING) + "…"
+        opening = f"{subject} ({count} {noun})"
+    best = opening
+    for shown in range(1, len(lines) + 1):
+        rest = len(lines) - shown
+        text = f"{opening}: " + "; ".join(lines[:shown])
+        if rest:
+            text += f"; …and {rest} more"
+        if counter.count(text) > limit:
+            break
+        best = text
+    return best

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from memadmin.core.ledger import TokenCounter
 
-from .drafting import HEADER_TOKEN_LIMIT, draft_header
+from .drafting import HEADER_TOKEN_LIMIT, draft_family_header, draft_header
 from .families import families
 from .model import Detail, Suggestion
 from .monoliths import MIN_TOKENS, monolith_suggestion
@@ -58,13 +58,10 @@ def suggest(
         members = small[category]
         for indexes, subject in families([m.content for m in members]):
             group = [members[i] for i in indexes]
-            header = draft_header(
-                subject,
-                [m.content for m in group],
-                counter=counter,
-                noun="memories",
-                limit=header_limit,
-            )
+            texts = [m.content for m in group]
+            header = draft_family_header(
+                texts, counter=counter, limit=header_limit
+            ) or draft_header(subject, texts, counter=counter, noun="memories", limit=header_limit)
             # The key changes when a member or its text does: a page showing an older draft
             # is refused when applied.
             seen = "\0".join(f"{m.id}:{m.content}" for m in group)

@@ -13,16 +13,19 @@ from memadmin.audit.context import acting
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create, composite_cursor_set
 from memadmin.core.clock import now_ms
+from memadmin.ledger.counters import choose_counter
 from memadmin.memories.archive_services import memory_archive, memory_supersede
 from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
 from memadmin.memories.services import DuplicateMemory, memory_create, memory_update
 from memadmin.projects.models import Project
 from memadmin.projects.services import project_create
+from memadmin.structure.apply_services import structure_apply
+from memadmin.structure.suggestions import structure_plan
 from memadmin.taxonomy.services import pack_install, pack_load
 
 from . import corpus
-from .history import date_history, tell_story
+from .history import authors, date_history, tell_story
 
 OPS_IDENTITY = "git:9c1e4b7d2a6f8e0b3c5d7f9a1b2c4d6e8f0a1b3c"
 PLUGIN_IDENTITY = "git:4f2a9d1c7e3b5a8f6d0c2e4a6b8d0f1e3a5c7b9d"
@@ -216,6 +219,28 @@ def _lifecycle_variety(writer: _Writer, pool: dict[str, list[Memory]]) -> None:
             pool["INCIDENTS"].remove(source)
 
 
+def _apply_the_assistant(project: Project, *, at_ms: int) -> list[Composite]:
+    """Structure the project as the structure assistant suggests, as a curator would apply it:
+    the demo opens on the proposal's effect (headers mode reaching far more at the budget)."""
+    keys = [
+        suggestion.key
+        for suggestion in structure_plan(
+            project, counter=choose_counter().counter, budgets=(), now_ms=now_ms()
+        ).suggestions
+    ]
+    if not keys:
+        return []
+    applied = structure_apply(
+        project=project,
+        keys=keys,
+        actor=authors()[1],  # chen, the demo's curator
+        counter=choose_counter().counter,
+        reason="Structured as the structure assistant suggested",
+        at_ms=at_ms,
+    )
+    return applied.composites
+
+
 def _build_plugin_project(rng: random.Random, start_ms: int) -> int:
     project = project_create(identity=PLUGIN_IDENTITY, name="magic-context plugin", actor="system")
     pack_install(project=project, spec=pack_load("magic-context"), actor="system")
@@ -250,6 +275,7 @@ def demo_build(*, seed: int = SEED) -> DemoSummary:
         _lifecycle_variety(writer, pool)
         for category, text in corpus.LONG_MEMORIES:
             writer.write(category, text, importance=60)
+        composites += _apply_the_assistant(project, at_ms=writer.clock + 1)
         plugin_count = _build_plugin_project(rng, start_ms)
         live = Memory.objects.filter(project=project, status=Memory.Status.ACTIVE).order_by("pk")
         tell_story(list(live), rng)
