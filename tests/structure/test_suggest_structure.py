@@ -98,3 +98,16 @@ def test_bad_arguments_are_refused(store, args, message):
     full = args if args[0] == "--project" else ("--project", project.identity, *args)
     with pytest.raises(CommandError, match=message):
         run(*full)
+
+
+def test_apply_applies_every_suggestion_and_prints_the_coverage_after(store):
+    project, _, sop = store
+    out, _ = run("--project", project.identity, "--apply", "--reason", "first structure")
+    assert out.startswith("Applied ")
+    assert "headers mode: " in out and "live memories reachable" in out
+    sop.refresh_from_db()
+    assert sop.status == "archived"
+    event = AuditEvent.objects.get(action="structure_applied")
+    assert (event.actor_label, event.reason) == ("system", "first structure")
+    again, _ = run("--project", project.identity, "--apply")
+    assert again.startswith("Nothing to apply")

@@ -1,15 +1,19 @@
-"""`manage.py suggest_structure --project P [--budget N] [--json]`: what to fragment and group."""
+"""`manage.py suggest_structure --project P [--budget N] [--json] [--apply]`: what to fragment
+and group in a project, and, with --apply, all of it in one audited change."""
 
 import json
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from memadmin.core.clock import now_ms
 from memadmin.core.ledger import BUDGET_MAX, BUDGET_MIN
 from memadmin.core.structure import HEADER_TOKEN_LIMIT
 from memadmin.core.tokens import COUNTER_NAMES, CounterUnavailable, UnknownCounter
-from memadmin.ledger.counters import choose_counter
+from memadmin.ledger.counters import CounterChoice, choose_counter
+from memadmin.ledger.selectors import ledger_preview
 from memadmin.projects.models import Project
+from memadmin.structure.apply_services import structure_apply
 from memadmin.structure.suggestions import structure_plan
 
 DEFAULT_BUDGETS = (1500, 4000)
@@ -41,6 +45,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--json", action="store_true", help="print JSON")
         parser.add_argument(
+            "--apply",
+            action="store_true",
+            help="apply every suggestion in one audited change (as 'system'; Undo on the "
+            "overview's history takes it back), then print the coverage after",
+        )
+        parser.add_argument("--reason", default="", help="the reason kept with --apply")
+        parser.add_argument(
             "--counter", help=f"one of {', '.join(COUNTER_NAMES)} (default: claude, else heuristic)"
         )
 
@@ -71,6 +82,9 @@ class Command(BaseCommand):
             now_ms=now_ms(),
             header_limit=options["header_limit"],
         )
+        if options["apply"]:
+            self._apply(project, plan, counter, options)
+            return
         if options["json"]:
             self.stdout.write(json.dumps(_document(project, plan), ensure_ascii=False, indent=2))
             return
@@ -94,6 +108,44 @@ class Command(BaseCommand):
                 f"reached now ({effect.before_share:.0%}, pack mode), {effect.after_reached} "
                 f"after ({effect.after_share:.0%}, headers mode)"
             )
+
+    def _apply(self, project, plan, counter, options) -> None:
+        if not plan.suggestions:
+            self.stdout.write("Nothing to apply: no suggestion for this project.")
+            return
+        try:
+            applied = structure_apply(
+                project=project,
+                keys=[s.key for s in plan.suggestions],
+                actor="system",
+                counter=counter,
+                reason=options["reason"] or "Applied with manage.py suggest_structure --apply",
+                header_limit=options["header_limit"],
+            )
+        except ValidationError as error:
+            raise CommandError(" ".join(error.messages)) from error
+        self.stdout.write(f"{applied.summary()} Change {applied.change_id}.")
+        after = structure_plan(
+            project, counter=counter, budgets=[e.budget for e in plan.effects], now_ms=now_ms()
+        )
+        for effect in after.effects:
+            self.stdout.write(
+                f"at {effect.budget} tokens: {effect.before_reached} of {effect.live} live "
+                f"memories reached in pack mode now ({effect.before_share:.0%})"
+            )
+            headers = _headers_mode(project, counter, effect.budget)
+            self.stdout.write(f"  headers mode: {headers}")
+
+
+def _headers_mode(project, counter, budget: int) -> str:
+    preview = ledger_preview(
+        project, budget=budget, counter=CounterChoice(counter), now_ms=now_ms(), modes=("headers",)
+    )
+    coverage = preview.results["headers"].coverage
+    return (
+        f"{coverage.reachable} of {coverage.live_count} live memories reachable "
+        f"({coverage.share:.0%})"
+    )
 
 
 def _document(project, plan) -> dict:
