@@ -16,12 +16,14 @@ or a text changed, a memory now grouped) is refused with the others, nothing wri
 header a person edited to nothing, or past the limit stated on the page.
 """
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from uuid import UUID
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 
 from memadmin.audit.actors import as_actor
 from memadmin.audit.context import acting
@@ -38,7 +40,12 @@ from memadmin.structure.fragment_services import HEADER_IMPORTANCE, memory_fragm
 from memadmin.structure.suggestions import structure_plan
 
 APPLIED = "structure_applied"
+LIVE = (Memory.Status.ACTIVE, Memory.Status.PERMANENT)
 MAX_HEADER_CHARACTERS = 2000
+
+
+class SuggestionsChanged(ValidationError):
+    """A suggestion chosen on a page is no longer as the page showed it; nothing applied."""
 
 
 @dataclass
@@ -62,21 +69,47 @@ class Applied:
         return f"Applied {count} suggestion{'' if count == 1 else 's'}: " + ", ".join(parts) + "."
 
 
-def _chosen(project: Project, keys: Sequence[str], *, counter, header_limit: int):
+def _chosen(project: Project, keys: Sequence[str], *, counter, header_limit: int, shown, pk_of):
     if not keys:
         raise ValidationError("Choose at least one suggestion to apply.")
-    plan = structure_plan(
-        project, counter=counter, budgets=(), now_ms=now_ms(), header_limit=header_limit
-    )
-    by_key = {suggestion.key: suggestion for suggestion in plan.suggestions}
+    if shown is None:  # suggested again now: a suggestion changed since has another key
+        plan = structure_plan(
+            project, counter=counter, budgets=(), now_ms=now_ms(), header_limit=header_limit
+        )
+        shown, pk_of = plan.suggestions, plan.pk_of
+    by_key = {suggestion.key: suggestion for suggestion in shown}
     gone = [key for key in dict.fromkeys(keys) if key not in by_key]
+    chosen = [by_key[key] for key in dict.fromkeys(keys) if key in by_key]
+    gone += [s.key for s in chosen if not _as_shown(project, s, pk_of)]
     if gone:
-        raise ValidationError(
+        raise SuggestionsChanged(
             f"{len(gone)} of the suggestions you chose changed since the page was shown (a "
             "memory, its text or its group changed): nothing was applied. The page now shows "
             "the suggestions as they are; check them and apply again."
         )
-    return [by_key[key] for key in dict.fromkeys(keys)], plan.pk_of
+    return chosen, pk_of
+
+
+def _as_shown(project: Project, suggestion: Suggestion, pk_of: Mapping[int, int]) -> bool:
+    """Return whether the suggestion's memories are still as it was drawn from: there, live,
+    the same text, in no composite."""
+    ids = [suggestion.source_id] if suggestion.source_id is not None else suggestion.member_ids
+    pks = [pk_of.get(shown) for shown in ids]
+    if None in pks:
+        return False
+    rows = Memory.objects.filter(project=project, pk__in=pks, status__in=LIVE).in_bulk()
+    if len(rows) != len(pks):
+        return False
+    if suggestion.source_id is not None:
+        digest = suggestion.key.rsplit(":", 1)[-1]
+        if hashlib.sha256(rows[pks[0]].content.encode()).hexdigest()[:8] != digest:
+            return False
+    else:
+        texts = {d.memory_id: d.text for d in suggestion.details}
+        if any(rows[pk_of[i]].content != texts[i] for i in ids):
+            return False
+    grouped = Composite.objects.filter(Q(head__in=pks) | Q(members__member__in=pks))
+    return not grouped.exists()
 
 
 def _header_text(suggestion: Suggestion, edited: Mapping[str, str], counter, limit: int) -> str:
@@ -102,14 +135,21 @@ def structure_apply(
     headers: Mapping[str, str] | None = None,
     header_limit: int = HEADER_TOKEN_LIMIT,
     at_ms: int | None = None,
+    shown: Sequence[Suggestion] | None = None,
+    pk_of: Mapping[int, int] | None = None,
 ) -> Applied:
     """Apply the suggestions named by `keys` (with `headers` as edited, by key) in one change.
 
     Refused with ValidationError, nothing written, as the module says; a refusal of any
     service inside (a header identical to an existing memory, a member archived since) too.
-    `at_ms` dates the writes (now unless given: the demo dates them in its story).
+    `at_ms` dates the writes (now unless given: the demo dates them in its story). `shown`
+    (with `pk_of`) are the suggestions a page showed from a background run: the chosen ones
+    are checked against the memories as they are now instead of suggesting again, which at
+    100,000 memories takes half a minute.
     """
-    chosen, pk_of = _chosen(project, keys, counter=counter, header_limit=header_limit)
+    chosen, pk_of = _chosen(
+        project, keys, counter=counter, header_limit=header_limit, shown=shown, pk_of=pk_of
+    )
     edited = headers or {}
     texts = {s.key: _header_text(s, edited, counter, header_limit) for s in chosen}
     reason = reason.strip() or "Applied the structure assistant's suggestions"

@@ -2,7 +2,9 @@
 
 A GET shows every suggestion (members, drafted header, tokens) and the project's coverage at
 its budget and at 1,500 and 4,000 tokens, now (pack mode) and with all of them applied
-(headers mode). A curator applies the chosen ones, or all, with the headers as edited, in one
+(headers mode). A project of more than `run_services.inline_limit()` live memories has them
+worked out by the background worker, asked for with a button (`suggestions_run`): the page
+shows its progress, refreshing itself, then its result. A curator applies the chosen ones, or all, with the headers as edited, in one
 change whose message carries Undo. A refused apply shows the page again as it is now, with
 why, and the headers as the person edited them.
 """
@@ -16,16 +18,18 @@ from django.views.decorators.http import require_GET, require_POST
 from memadmin.accounts.roles import has_role, role_required
 from memadmin.audit.undo_messages import undo_message
 from memadmin.core.clock import now_ms
+from memadmin.core.structure import HEADER_TOKEN_LIMIT, Effect
 from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.ledger.counters import choose_counter
 from memadmin.ledger.plugin_context import ledger_budget
+from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 
-from .apply_services import structure_apply
+from .apply_services import LIVE, SuggestionsChanged, structure_apply
+from .models import SuggestionRun
+from .run_services import inline_limit, latest_run, project_version, run_queue, suggestions_of
 from .suggestion_forms import SuggestionsForm
-from .suggestions import structure_plan
-
-SHOWN_BUDGETS = (1500, 4000)
+from .suggestions import SHOWN_BUDGETS, structure_plan
 
 
 @require_GET
@@ -37,13 +41,30 @@ def suggestions(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
 
 
 @require_POST
+@role_required("editor")
+def suggestions_run(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
+    """Queue a background working-out of a large project's suggestions; back to its page."""
+    project = get_object_or_404(Project, pk=project_pk)
+    run_queue(project=project, actor=request.user)
+    return redirect("structure:suggestions", project_pk=project.pk)
+
+
+@require_POST
 @role_required("curator")
 def suggestions_apply(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
     """Apply the chosen suggestions (or all) with their headers as edited, in one change."""
     project = get_object_or_404(Project, pk=project_pk)
     choice = choose_counter()
-    plan = structure_plan(project, counter=choice.counter, budgets=(), now_ms=now_ms())
-    form = SuggestionsForm(request.POST, suggestions=plan.suggestions)
+    shown, pk_of = None, None
+    if _large(project):  # the background run's suggestions, each checked against now
+        run = latest_run(project)
+        shown, pk_of = suggestions_of(run) if run is not None else ([], {})
+        suggestions = shown
+    else:
+        suggestions = structure_plan(
+            project, counter=choice.counter, budgets=(), now_ms=now_ms()
+        ).suggestions
+    form = SuggestionsForm(request.POST, suggestions=suggestions)
     try:
         if not form.is_valid():
             raise ValidationError([e for errors in form.errors.values() for e in errors])
@@ -54,33 +75,59 @@ def suggestions_apply(request: HtmxHttpRequest, project_pk: int) -> HttpResponse
             reason=form.cleaned_data["reason"],
             actor=request.user,
             counter=choice.counter,
+            shown=shown,
+            pk_of=pk_of,
         )
     except ValidationError as error:
         for message in error.messages:
             messages.error(request, message)
         # The page as it is now; the headers as the person edited them where still suggested.
-        return _page(request, project, form=form, status=409 if "chosen" in form.errors else 400)
+        changed = isinstance(error, SuggestionsChanged) or "chosen" in form.errors
+        return _page(request, project, form=form, status=409 if changed else 400)
     undo_message(request, applied.summary(), change_id=applied.change_id)
     return redirect("structure:suggestions", project_pk=project.pk)
+
+
+def _large(project: Project) -> bool:
+    live = Memory.objects.filter(project=project, status__in=LIVE).count()
+    return live > inline_limit()
 
 
 def _page(request, project: Project, *, form, status: int = 200) -> HttpResponse:
     choice = choose_counter()
     budget = ledger_budget(project).tokens
-    budgets = sorted({budget, *SHOWN_BUDGETS})
-    plan = structure_plan(project, counter=choice.counter, budgets=budgets, now_ms=now_ms())
+    run = None
+    large = _large(project)
+    if large:
+        run = latest_run(project)
+        done = run is not None and run.state == SuggestionRun.State.DONE
+        suggestions, _ = suggestions_of(run) if done else ([], {})
+        effects = [_effect(row) for row in run.result["effects"]] if done else []
+        header_limit = run.result["header_limit"] if done else HEADER_TOKEN_LIMIT
+    else:
+        budgets = sorted({budget, *SHOWN_BUDGETS})
+        plan = structure_plan(project, counter=choice.counter, budgets=budgets, now_ms=now_ms())
+        suggestions, effects, header_limit = plan.suggestions, plan.effects, plan.header_limit
     if form is None or "chosen" in form.errors:
-        form = SuggestionsForm(suggestions=plan.suggestions)
+        form = SuggestionsForm(suggestions=suggestions)
     context = {
         "project": project,
-        "plan": plan,
+        "suggestions": suggestions,
+        "effects": effects,
+        "header_limit": header_limit,
+        "run": run,
+        "large": large,
+        "run_outdated": run is not None
+        and run.state == SuggestionRun.State.DONE
+        and run.version != project_version(project),
+        "inline_limit": inline_limit(),
         "form": form,
         # Each suggestion beside its box (the `chosen` field's own checkbox) and its header box.
         "rows": list(
             zip(
-                plan.suggestions,
+                suggestions,
                 form["chosen"].subwidgets,
-                [form.header_field(s) for s in plan.suggestions],
+                [form.header_field(s) for s in suggestions],
                 strict=True,
             )
         ),
@@ -89,3 +136,16 @@ def _page(request, project: Project, *, form, status: int = 200) -> HttpResponse
         "can_apply": has_role(request.user, "curator"),
     }
     return render(request, "structure/suggestions.html", context, status=status)
+
+
+def _effect(row: dict) -> Effect:
+    return Effect(
+        budget=row["budget"],
+        live=row["live"],
+        before_injected=row["before"]["injected"],
+        before_reached=row["before"]["reached"],
+        after_injected=row["after"]["injected"],
+        after_reached=row["after"]["reached"],
+        before_tokens=row["before"]["tokens"],
+        after_tokens=row["after"]["tokens"],
+    )

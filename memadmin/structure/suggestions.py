@@ -21,6 +21,8 @@ from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import category_names
 
 LIVE = ("active", "permanent")
+# The budgets every suggestion page shows the effect at, beside the project's own.
+SHOWN_BUDGETS = (1500, 4000)
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ def structure_plan(
     budgets: Sequence[int],
     now_ms: int,
     header_limit: int = HEADER_TOKEN_LIMIT,
+    progress=None,
 ) -> StructurePlan:
     """Return what the assistant suggests for the project, and its effect at each budget."""
     inputs = ledger_inputs(project)
@@ -66,6 +69,7 @@ def structure_plan(
         counter=counter,
         header_limit=header_limit,
         categories=category_names(project, writable_only=True),
+        progress=progress,
     )
     effects = [
         effect_of(

@@ -9,6 +9,11 @@ urlpatterns = [
     path("<int:project_pk>/", views.structure, name="page"),
     path("<int:project_pk>/suggestions/", suggestion_views.suggestions, name="suggestions"),
     path(
+        "<int:project_pk>/suggestions/run/",
+        suggestion_views.suggestions_run,
+        name="suggestions_run",
+    ),
+    path(
         "<int:project_pk>/suggestions/apply/",
         suggestion_views.suggestions_apply,
         name="suggestions_apply",

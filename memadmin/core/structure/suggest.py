@@ -2,7 +2,7 @@
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from memadmin.core.ledger import TokenCounter
@@ -11,6 +11,9 @@ from .drafting import HEADER_TOKEN_LIMIT, draft_family_header, draft_header
 from .families import families
 from .model import Detail, Suggestion
 from .monoliths import MIN_TOKENS, monolith_suggestion
+
+
+PROGRESS_EVERY = 1000
 
 
 class StructureMemory(NamedTuple):
@@ -30,16 +33,23 @@ def suggest(
     min_tokens: int = MIN_TOKENS,
     header_limit: int = HEADER_TOKEN_LIMIT,
     categories: Iterable[str] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> list[Suggestion]:
     """Return the monoliths to fragment, then the families to group, each with its header.
 
     Memories already in a composite are left alone. ``categories``, when given, are the ones
-    a header may be written in (the pack's); others are left alone too.
+    a header may be written in (the pack's); others are left alone too. ``progress``, when
+    given, is told (phase, done, total) as the work goes: "monoliths" by memory, every
+    ``PROGRESS_EVERY``, then "families" by category.
     """
+    report = progress or (lambda phase, done, total: None)
     allowed = set(categories) if categories is not None else None
     found: list[Suggestion] = []
     small: dict[str, list[StructureMemory]] = defaultdict(list)
-    for memory in sorted(memories, key=lambda m: m.id):
+    ordered = sorted(memories, key=lambda m: m.id)
+    for done, memory in enumerate(ordered):
+        if done % PROGRESS_EVERY == 0:
+            report("monoliths", done, len(ordered))
         if memory.grouped or (allowed is not None and memory.category not in allowed):
             continue
         if memory.tokens >= min_tokens:
@@ -54,7 +64,8 @@ def suggest(
                 found.append(suggestion)
                 continue
         small[memory.category].append(memory)
-    for category in sorted(small):
+    for done, category in enumerate(sorted(small)):
+        report("families", done, len(small))
         members = small[category]
         for indexes, subject in families([m.content for m in members]):
             group = [members[i] for i in indexes]
