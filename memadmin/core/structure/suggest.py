@@ -12,7 +12,6 @@ from .families import families
 from .model import Detail, Suggestion
 from .monoliths import MIN_TOKENS, monolith_suggestion
 
-
 PROGRESS_EVERY = 1000
 
 

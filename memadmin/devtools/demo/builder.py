@@ -4,7 +4,7 @@ legacy-category rows. Seeded, so every run builds the same store; a second run c
 """
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.utils import timezone
@@ -55,6 +55,7 @@ class DemoSummary:
     projects: int = 0
     memories: int = 0
     composites: int = 0
+    effects: list = field(default_factory=list)  # the structure assistant's, on Ops platform
 
 
 class _Writer:
@@ -219,26 +220,23 @@ def _lifecycle_variety(writer: _Writer, pool: dict[str, list[Memory]]) -> None:
             pool["INCIDENTS"].remove(source)
 
 
-def _apply_the_assistant(project: Project, *, at_ms: int) -> list[Composite]:
+def _apply_the_assistant(project: Project, *, at_ms: int) -> tuple[list[Composite], list]:
     """Structure the project as the structure assistant suggests, as a curator would apply it:
-    the demo opens on the proposal's effect (headers mode reaching far more at the budget)."""
-    keys = [
-        suggestion.key
-        for suggestion in structure_plan(
-            project, counter=choose_counter().counter, budgets=(), now_ms=now_ms()
-        ).suggestions
-    ]
-    if not keys:
-        return []
+    the demo opens on the proposal's effect (headers mode reaching far more at the budget).
+    Return the composites made and the effect at 1,500 and 4,000 tokens."""
+    counter = choose_counter().counter
+    plan = structure_plan(project, counter=counter, budgets=(1500, 4000), now_ms=now_ms())
+    if not plan.suggestions:
+        return [], []
     applied = structure_apply(
         project=project,
-        keys=keys,
+        keys=[suggestion.key for suggestion in plan.suggestions],
         actor=authors()[1],  # chen, the demo's curator
-        counter=choose_counter().counter,
+        counter=counter,
         reason="Structured as the structure assistant suggested",
         at_ms=at_ms,
     )
-    return applied.composites
+    return applied.composites, plan.effects
 
 
 def _build_plugin_project(rng: random.Random, start_ms: int) -> int:
@@ -275,7 +273,8 @@ def demo_build(*, seed: int = SEED) -> DemoSummary:
         _lifecycle_variety(writer, pool)
         for category, text in corpus.LONG_MEMORIES:
             writer.write(category, text, importance=60)
-        composites += _apply_the_assistant(project, at_ms=writer.clock + 1)
+        structured, effects = _apply_the_assistant(project, at_ms=writer.clock + 1)
+        composites += structured
         plugin_count = _build_plugin_project(rng, start_ms)
         live = Memory.objects.filter(project=project, status=Memory.Status.ACTIVE).order_by("pk")
         tell_story(list(live), rng)
@@ -285,4 +284,5 @@ def demo_build(*, seed: int = SEED) -> DemoSummary:
         projects=2,
         memories=Memory.objects.filter(project=project).count() + plugin_count,
         composites=len(composites),
+        effects=effects,
     )

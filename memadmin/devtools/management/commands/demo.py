@@ -23,6 +23,12 @@ class Command(BaseCommand):
                 f"demo store built: {summary.projects} projects, {summary.memories} memories, "
                 f"{summary.composites} composites"
             )
+            for effect in summary.effects:
+                self.stdout.write(
+                    f"  structured by the structure assistant: at {effect.budget} tokens "
+                    f"{effect.before_share:.0%} of Ops platform's live memories reached in pack "
+                    f"mode before, {effect.after_share:.0%} in headers mode after"
+                )
         else:
             self.stdout.write("demo store already present: nothing changed")
         if options["no_people"]:
