@@ -25,7 +25,7 @@ class SuggestionsForm(forms.Form):
         required=False,
         max_length=REASON_MAX_CHARS,
         label="Reason",
-        widget=forms.TextInput(attrs={"placeholder": "optional, kept in the history"}),
+        widget=forms.TextInput(attrs={"placeholder": "optional, kept in the history", "size": 60}),
     )
     apply = forms.ChoiceField(choices=WHICH, initial="chosen", widget=forms.HiddenInput)
 

@@ -173,7 +173,7 @@ def shared_pattern(texts: Sequence[str], *, words: int = PATTERN_WORDS) -> Patte
     if not any(fills):
         return None
     subject = _render(common, openings[0])
-    return Pattern(subject=subject, fills=fills)
+    return Pattern(subject=subject[:1].upper() + subject[1:], fills=fills)
 
 
 def draft_family_header(
