@@ -53,7 +53,7 @@ def test_the_command_prints_each_suggestion_and_coverage_before_and_after(store)
     assert "header (" in out and "Failover of the primary database (4 steps): " in out
     assert "family (theme, CONFIG_VALUES): group " in out
     assert (
-        "api-gateway request timeout: … s, chosen to stay" in out and "(3 memories): 10, 0;" in out
+        "Api-gateway request timeout: … s, chosen to stay" in out and "(3 memories): 10, 0;" in out
     )
     assert "at 1500 tokens: " in out and "at 4000 tokens: " in out
     # Nothing written.
