@@ -33,7 +33,8 @@ class HeaderDraft:
 def header_drafts(
     headers: Sequence[Memory], *, counter: TokenCounter | None = None
 ) -> dict[int, HeaderDraft]:
-    """Return each header's draft, by the header's pk, in one query for all their details."""
+    """Return each drafted header's draft, by the header's pk, in one query for all their
+    details; a header written by hand has none."""
     counter = counter or default_counter()
     rows = (
         CompositeMember.objects.filter(
@@ -48,5 +49,6 @@ def header_drafts(
     drafts = {}
     for header in headers:
         text = redraft(header.content, list(details[header.pk].values()), counter=counter)
-        drafts[header.pk] = HeaderDraft(text=text, diff=word_diff(header.content, text))
+        if text is not None:  # a header written by hand is its writer's to edit
+            drafts[header.pk] = HeaderDraft(text=text, diff=word_diff(header.content, text))
     return drafts

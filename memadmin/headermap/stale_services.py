@@ -96,7 +96,12 @@ def header_accept_draft(
         raise StaleReview(header, unseen=True)
     if current is None or current.version != expected_version:
         raise StaleReview(header)
-    draft = header_drafts([header])[header.pk]
+    draft = header_drafts([header]).get(header.pk)
+    if draft is None:
+        raise ValidationError(
+            f"#{header.display_id} was written by hand: it has no draft to use. Edit it, then "
+            "mark it synced."
+        )
     reason = reason or "The header drafted again from its details"
     with acting(actor=actor, reason=reason):
         if draft.differs:

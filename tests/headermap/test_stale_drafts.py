@@ -113,3 +113,15 @@ def test_a_viewer_sees_the_draft_but_cannot_use_it(family, client_as):
     assert find_all(card, "form", action=f"/map/stale/{header.pk}/draft/") == []
     response = client_as("viewer").post(f"/map/stale/{header.pk}/draft/", {"version": "x"})
     assert response.status_code == 403
+
+
+def test_a_header_written_by_hand_gets_no_draft(family, people, client_as):
+    header, _ = family
+    header = memory_update(memory=header, actor="system", content="Timeouts we chose, by service.")
+    assert header_drafts([header]) == {}
+    with pytest.raises(ValidationError, match="written by hand"):
+        header_accept_draft(
+            header=header, actor=people["editor"], expected_version=stale_header(header).version
+        )
+    body = client_as("editor").get("/map/stale/").content.decode()
+    assert "drafted again from its details" not in body

@@ -120,20 +120,20 @@ def redraft(
     *,
     counter: TokenCounter,
     limit: int = HEADER_TOKEN_LIMIT,
-) -> str:
-    """Return the header drafted again from its details as they are now.
+) -> str | None:
+    """Return a drafted header drafted again from its details as they are now, or None for a
+    header a person wrote (one not of the drafted form "subject (N noun): …"): a draft made
+    from scratch would replace their words, so their header is theirs to edit.
 
-    A drafted header ("Request timeout (12 memories): …") keeps its subject and its noun; a
-    header written by hand keeps its first sentence as the subject. The limit is the larger of
-    ``limit`` and what the header takes now, so a person's longer header is not cut short.
+    A family ("… (N memories): …") is drawn from its pattern again; a fragmented monolith keeps
+    its subject and noun. The limit is the larger of ``limit`` and what the header takes now.
     """
     drafted = _DRAFTED.match(header.strip())
-    if drafted:
-        subject, noun = drafted["subject"], drafted["noun"]
-    else:
-        subject, noun = _SENTENCE_END.split(header.strip(), maxsplit=1)[0], "details"
+    if not drafted:
+        return None
+    subject, noun = drafted["subject"], drafted["noun"]
     limit = max(limit, counter.count(header))
-    if noun == "memories":  # a family: its pattern, drawn again
+    if noun == "memories":
         family = draft_family_header(detail_texts, counter=counter, limit=limit)
         if family is not None:
             return family
