@@ -10,8 +10,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
 from memadmin.audit.reason_field import reason_field
-from memadmin.service_admin import ReadOnlyAdmin, ServiceAdmin
-from memadmin.stored_choices import keep_stored_choice
+from memadmin.web.service_admin import ReadOnlyAdmin, ServiceAdmin
+from memadmin.web.stored_choices import keep_stored_choice
 
 from .forms import NO_ROLE_LABEL, ROLE_CHOICES
 from .roles import role_of

@@ -3,8 +3,8 @@
 from django import forms
 
 from memadmin.audit.reason_field import reason_field
-from memadmin.hidden_fields import BackForm
-from memadmin.stored_choices import keep_stored_choice
+from memadmin.web.hidden_fields import BackForm
+from memadmin.web.stored_choices import keep_stored_choice
 
 from .roles import NO_ROLE, ROLE_DESCRIPTIONS, ROLES
 from .themes import Theme

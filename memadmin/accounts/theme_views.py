@@ -5,7 +5,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .forms import ThemeForm
 from .roles import role_required

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from memadmin.service_admin import ReadOnlyAdmin
+from memadmin.web.service_admin import ReadOnlyAdmin
 
 from .models import AuditEvent, StoreVersion
 

@@ -4,7 +4,7 @@ from django import forms
 from django.contrib import admin
 
 from memadmin.audit.reason_field import reason_field
-from memadmin.service_admin import ReadOnlyAdmin, ServiceAdmin
+from memadmin.web.service_admin import ReadOnlyAdmin, ServiceAdmin
 
 from .models import Composite, CompositeMember, ReferenceSet
 from .services import (

@@ -19,8 +19,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from memadmin.accounts.roles import role_required
-from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from . import selectors
 from .forms import (

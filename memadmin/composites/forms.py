@@ -11,10 +11,10 @@ from django.core.exceptions import ValidationError
 from memadmin.audit.reason_field import reason_field
 from memadmin.core.numbers import parse_id
 from memadmin.memories.picker import MEMORY_HINT, SELECT_LIMIT, PickerInput
-from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
 from memadmin.projects.widgets import ProjectSelect
-from memadmin.stored_choices import OUTSIDE_VALUES, keep_stored_choice
+from memadmin.web.number_fields import RowChoiceField, WholeNumberField
+from memadmin.web.stored_choices import OUTSIDE_VALUES, keep_stored_choice
 
 from .models import Composite
 from .reference_services import NOTE_MAX_CHARS

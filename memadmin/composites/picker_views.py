@@ -4,8 +4,8 @@ from django.http import HttpResponse
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
-from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.picker import COMPOSITE_HINT, picker_response
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .selectors import composite_matches
 

@@ -17,10 +17,10 @@ from memadmin.accounts.roles import role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
 from memadmin.core.numbers import parse_id
-from memadmin.hidden_fields import carry
-from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.memories.models import Memory
-from memadmin.pagination import pager, query_pages
+from memadmin.web.hidden_fields import carry
+from memadmin.web.htmx_request import HtmxHttpRequest, partial_or_page
+from memadmin.web.pagination import pager, query_pages
 
 from . import selectors
 from .forms import (

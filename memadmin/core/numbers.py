@@ -4,7 +4,7 @@ URLs and forms send text. `str.isdigit()` accepts "²" and "①", which `int()` 
 `int()` itself accepts "٣", full-width digits, " 1" and "+1"; and a number may be wider than any integer
 column, which SQLite and PostgreSQL refuse with an error. Every id and number a view reads
 from a request goes through these functions (directly, or through the form fields of
-`memadmin.number_fields`), which answer None for anything else, so the view refuses it
+`memadmin.web.number_fields`), which answer None for anything else, so the view refuses it
 (400, 404) or falls back, instead of failing.
 """
 

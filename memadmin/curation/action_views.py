@@ -20,13 +20,13 @@ from memadmin.accounts.roles import role_required
 from memadmin.composites.models import Composite
 from memadmin.core.rewording import RELATION_LABELS, compare
 from memadmin.core.worddiff import word_diff
-from memadmin.hidden_fields import carry
-from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
 from memadmin.memories.revision_fields import revisions_text
 from memadmin.memories.selectors import memories_version
 from memadmin.memories.store_gateway import StoreRowChanged
 from memadmin.projects.models import Project
+from memadmin.web.hidden_fields import carry
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .forms import NEW_HEAD, ArchiveForm, GroupForm
 from .selectors import header_text, proposed_head

@@ -6,7 +6,7 @@ Every model of the app is listed, so a model added later is visible here at once
 from django.apps import apps
 from django.contrib import admin
 
-from memadmin.service_admin import ReadOnlyAdmin
+from memadmin.web.service_admin import ReadOnlyAdmin
 
 for model in apps.get_app_config("curation").get_models():
     if not admin.site.is_registered(model):

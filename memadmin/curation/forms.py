@@ -4,9 +4,9 @@ from django import forms
 
 from memadmin.audit.reason_field import reason_field
 from memadmin.composites.models import Composite
-from memadmin.hidden_fields import LocalPathField
 from memadmin.memories.revision_fields import StoreRevisionsField
 from memadmin.taxonomy.selectors import category_names
+from memadmin.web.hidden_fields import LocalPathField
 
 from .analysis import CANDIDATE_FLOOR, EMBEDDING_THRESHOLD, LEXICAL_THRESHOLD
 from .grouping import KIND_ORDER

@@ -12,10 +12,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import has_role, role_required
-from memadmin.hidden_fields import BackForm
-from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
-from memadmin.pagination import pager, query_pages
 from memadmin.projects.models import Project
+from memadmin.web.hidden_fields import BackForm
+from memadmin.web.htmx_request import HtmxHttpRequest, partial_or_page
+from memadmin.web.pagination import pager, query_pages
 
 from .analysis import is_current
 from .forms import ThresholdForm

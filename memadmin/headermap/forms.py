@@ -4,8 +4,8 @@ version of what was reviewed."""
 from django import forms
 
 from memadmin.memories.selectors import project_list
-from memadmin.number_fields import RowChoiceField
 from memadmin.projects.widgets import ProjectSelect
+from memadmin.web.number_fields import RowChoiceField
 
 NOTE_MAX_CHARS = 200
 

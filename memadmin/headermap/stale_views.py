@@ -9,9 +9,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
-from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.memories.models import Memory
-from memadmin.pagination import pager, query_pages
+from memadmin.web.htmx_request import HtmxHttpRequest, partial_or_page
+from memadmin.web.pagination import pager, query_pages
 
 from .drafts import header_drafts
 from .forms import MarkSyncedForm, StaleFilterForm

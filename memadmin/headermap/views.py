@@ -23,12 +23,12 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
-from memadmin.addresses import QueryValue, address
 from memadmin.core.numbers import ids_in, parse_id, parse_page, parse_whole
-from memadmin.htmx_request import HtmxHttpRequest, wants_fragment
 from memadmin.memories.forms import ProjectChoiceForm
-from memadmin.pagination import Pager, pager
 from memadmin.projects.models import Project
+from memadmin.web.addresses import QueryValue, address
+from memadmin.web.htmx_request import HtmxHttpRequest, wants_fragment
+from memadmin.web.pagination import Pager, pager
 
 from .selectors import header_map, header_map_below, unreached_memories
 from .stale_selectors import stale_header_ids

@@ -6,9 +6,9 @@ from django import forms
 
 from memadmin.audit.reason_field import reason_field
 from memadmin.memories.revision_fields import StoreRevisionsField
-from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
 from memadmin.projects.widgets import ProjectSelect
+from memadmin.web.number_fields import RowChoiceField, WholeNumberField
 
 from . import selectors
 

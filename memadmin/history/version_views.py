@@ -12,14 +12,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
-from memadmin.hidden_fields import carry
-from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.memories.models import Memory
 from memadmin.memories.revision_fields import revisions_text
 from memadmin.memories.services import StaleEdit
 from memadmin.memories.store_gateway import StoreRowChanged
 from memadmin.projects.models import Project
 from memadmin.taxonomy.services import StaleCriteria
+from memadmin.web.hidden_fields import carry
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from . import selectors
 from .compare import criteria_comparison, memory_comparison

@@ -7,8 +7,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
-from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
-from memadmin.pagination import pager, query_pages
+from memadmin.web.htmx_request import HtmxHttpRequest, partial_or_page
+from memadmin.web.pagination import pager, query_pages
 
 from . import selectors
 from .export import csv_lines, json_chunks

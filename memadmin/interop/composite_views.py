@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
 from memadmin.accounts.roles import role_required
-from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .composite_publish import composites_publish, composites_unpublish
 from .composite_tables import composite_tables_drop

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST
 from memadmin.accounts.roles import role_required
 from memadmin.composites.forms import add_service_error
 from memadmin.composites.models import Composite
-from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .composite_conflict_services import CHOICES as COMPOSITE_CHOICES
 from .composite_conflict_services import composite_conflict_resolve

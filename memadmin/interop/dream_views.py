@@ -5,8 +5,8 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
-from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.projects.models import Project
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .dream_runs import project_dream_runs
 

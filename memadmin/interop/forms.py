@@ -8,8 +8,8 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from memadmin.audit.reason_field import reason_field
-from memadmin.hidden_fields import LocalPathField
 from memadmin.memories.services import CONTENT_MAX_CHARS
+from memadmin.web.hidden_fields import LocalPathField
 
 from .composite_conflict_services import CHOICES as COMPOSITE_CHOICES
 from .composite_conflict_services import KEEP_UNKNOWN as COMPOSITE_KEEP_UNKNOWN

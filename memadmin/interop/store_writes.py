@@ -36,7 +36,7 @@ from memadmin.memories.store_gateway import (
     StoreRowChanged,
 )
 from memadmin.projects.models import Project
-from memadmin.store_rehearsal import rehearsing
+from memadmin.web.store_rehearsal import rehearsing
 
 from .models import StoreBase, StoreComposites, SyncConflict, UpstreamProject, UpstreamStore
 from .newer_stores import newer_note

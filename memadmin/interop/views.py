@@ -7,9 +7,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
-from memadmin.addresses import address
-from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.projects.models import Project
+from memadmin.web.addresses import address
+from memadmin.web.htmx_request import HtmxHttpRequest, partial_or_page
 
 from . import selectors
 from .freshness import stores_freshness

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import has_role, role_required
-from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .models import Workspace, WorkspaceMember
 from .workspace_forms import desired_members, edit_forms

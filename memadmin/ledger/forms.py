@@ -8,7 +8,7 @@ from django.utils.safestring import SafeString
 from memadmin.core.ledger import BUDGET_MAX, BUDGET_MIN
 from memadmin.core.ledger.model import ARCHIVED, EXPIRED, LAZY_DETAIL, OVER_BUDGET, SUPERSEDED
 from memadmin.core.tokens import COUNTER_NAMES
-from memadmin.number_fields import WholeNumberField
+from memadmin.web.number_fields import WholeNumberField
 
 BUDGET_MESSAGE = f"The budget must be a whole number between {BUDGET_MIN} and {BUDGET_MAX} tokens."
 REASONS = (OVER_BUDGET, LAZY_DETAIL, EXPIRED, ARCHIVED, SUPERSEDED)

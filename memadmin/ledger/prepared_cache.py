@@ -32,7 +32,7 @@ from memadmin.composites.store_markers import Markers, store_markers
 from memadmin.core.ledger import LedgerResult, ReadStore, assemble_read
 from memadmin.core.ledger.model import Mode, TieBreak, TokenCounter
 from memadmin.core.ledger.patching import next_expiry
-from memadmin.free_memory import give_back_free_memory
+from memadmin.ledger.free_memory import give_back_free_memory
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 

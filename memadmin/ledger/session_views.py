@@ -6,8 +6,8 @@ from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
 from memadmin.core.clock import now_ms
-from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.projects.models import Project
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .counters import choose_counter
 from .plugin_context import ledger_budget

@@ -8,14 +8,14 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
-from memadmin.addresses import address
 from memadmin.core.clock import now_ms
 from memadmin.core.diagrams import budget_bar_svg
 from memadmin.core.ledger import LedgerResult, explain
 from memadmin.core.userconfig import UserBudget
-from memadmin.htmx_request import HtmxHttpRequest, wants_fragment
-from memadmin.pagination import pager, query_pages
 from memadmin.projects.models import Project
+from memadmin.web.addresses import address
+from memadmin.web.htmx_request import HtmxHttpRequest, wants_fragment
+from memadmin.web.pagination import pager, query_pages
 
 from .counters import choose_counter
 from .fidelity_views import fidelity_context

@@ -4,8 +4,8 @@ from django import forms
 from django.contrib import admin
 
 from memadmin.audit.reason_field import reason_field
-from memadmin.hidden_fields import carry
-from memadmin.service_admin import ReadOnlyAdmin, ServiceAdmin
+from memadmin.web.hidden_fields import carry
+from memadmin.web.service_admin import ReadOnlyAdmin, ServiceAdmin
 
 from .models import Memory, MemorySize
 from .revision_fields import StoreRevisionsField, revision_for, revisions_text

@@ -5,9 +5,9 @@ from django.db.models import Count
 
 from memadmin.audit.reason_field import reason_field
 from memadmin.core.numbers import ids_in, parse_id
-from memadmin.hidden_fields import LocalPathField
-from memadmin.number_fields import WholeNumberField
 from memadmin.taxonomy.models import Category
+from memadmin.web.hidden_fields import LocalPathField
+from memadmin.web.number_fields import WholeNumberField
 
 from .bulk_services import ACTIONS, MERGE
 from .picker import COMPOSITE_HINT, PickerInput, typed_id

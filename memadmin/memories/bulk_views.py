@@ -17,12 +17,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memadmin.accounts.roles import role_required
-from memadmin.addresses import address
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
 from memadmin.core.numbers import ids_in
-from memadmin.hidden_fields import carry
-from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.web.addresses import address
+from memadmin.web.hidden_fields import carry
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .bulk_forms import MERGE, BulkForm, MergeForm, ShownRowsForm, category_choices
 from .bulk_services import (

@@ -4,11 +4,11 @@ from django import forms
 
 from memadmin.audit.reason_field import reason_field
 from memadmin.core.fragments import LONG_MEMORY_CHARACTERS
-from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
 from memadmin.projects.widgets import ProjectSelect
-from memadmin.stored_choices import OUTSIDE_PACK, OUTSIDE_VALUES, keep_stored_choices
 from memadmin.taxonomy.selectors import category_names
+from memadmin.web.number_fields import RowChoiceField, WholeNumberField
+from memadmin.web.stored_choices import OUTSIDE_PACK, OUTSIDE_VALUES, keep_stored_choices
 
 from .models import Memory
 

@@ -4,7 +4,7 @@ from django.http import HttpResponse
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
-from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .picker import MEMORY_HINT, picker_response
 from .selectors import memory_matches

@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from memadmin.core.clock import ms_to_datetime
-from memadmin.pagination import Pager, pager, query_pages
+from memadmin.web.pagination import Pager, pager, query_pages
 
 from .models import Memory
 from .store_gateway import pending_ids

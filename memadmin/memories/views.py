@@ -12,9 +12,9 @@ from memadmin.accounts.roles import has_role, role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
 from memadmin.core.numbers import parse_id
-from memadmin.hidden_fields import carry
-from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.projects.models import Project
+from memadmin.web.hidden_fields import carry
+from memadmin.web.htmx_request import HtmxHttpRequest, partial_or_page
 
 from . import selectors
 from .bulk_forms import BulkForm, category_choices

@@ -12,8 +12,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts.roles import role_required
-from memadmin.hidden_fields import BackForm
-from memadmin.number_fields import WholeNumberField
+from memadmin.web.hidden_fields import BackForm
+from memadmin.web.number_fields import WholeNumberField
 
 from .undo_services import change_memories, change_undo, memory_change_undo
 

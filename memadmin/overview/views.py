@@ -6,10 +6,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import has_role
-from memadmin.addresses import address
 from memadmin.core.diagrams.counts import Bar, counts_svg
-from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.interop.freshness import stores_freshness
+from memadmin.web.addresses import address
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .selectors import EXPIRING_DAYS, ProjectOverview, project_overviews
 

@@ -3,7 +3,7 @@
 from django import forms
 from django.contrib import admin
 
-from memadmin.service_admin import ServiceAdmin
+from memadmin.web.service_admin import ServiceAdmin
 
 from .models import Project
 from .services import project_create, project_set_budget

@@ -7,8 +7,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
-from memadmin.hidden_fields import carry
-from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.web.hidden_fields import carry
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .forms import RenameForm
 from .models import Project

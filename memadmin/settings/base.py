@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "simple_history",
     "django_tasks_db",
     "axes",
+    "memadmin.web",
     "memadmin.accounts",
     "memadmin.audit",
     "memadmin.projects",
@@ -88,8 +89,6 @@ TEMPLATES = [
                 "memadmin.accounts.context_processors.theme",
                 "memadmin.interop.context_processors.newer_stores_notice",
             ],
-            # Tags of no one app: every app's forms use these hidden fields.
-            "libraries": {"hidden_fields": "memadmin.hidden_field_tags"},
         },
     },
 ]

@@ -12,8 +12,8 @@ import re
 from django import forms
 
 from memadmin.audit.reason_field import reason_field
-from memadmin.number_fields import WholeNumberField
 from memadmin.taxonomy.selectors import category_names
+from memadmin.web.number_fields import WholeNumberField
 
 from .fragment_services import HEADER_IMPORTANCE
 

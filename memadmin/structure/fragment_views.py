@@ -16,9 +16,9 @@ from django.views.decorators.http import require_http_methods
 from memadmin.accounts.roles import role_required
 from memadmin.core.fragments import Fragment, SplitError, proposed_summary, title_heading_end
 from memadmin.core.tokens import TokenCounter
-from memadmin.htmx_request import HtmxHttpRequest, wants_fragment
 from memadmin.ledger.counters import choose_counter
 from memadmin.memories.models import Memory
+from memadmin.web.htmx_request import HtmxHttpRequest, wants_fragment
 
 from .fragment_forms import BoundaryFormSet, FragmentForm, PreviewStateForm, SplitForm
 from .fragment_lines import (

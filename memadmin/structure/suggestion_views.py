@@ -19,11 +19,11 @@ from memadmin.accounts.roles import has_role, role_required
 from memadmin.audit.undo_messages import undo_message
 from memadmin.core.clock import now_ms
 from memadmin.core.structure import HEADER_TOKEN_LIMIT, Effect
-from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.ledger.counters import choose_counter
 from memadmin.ledger.plugin_context import ledger_budget
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .apply_services import LIVE, SuggestionsChanged, structure_apply
 from .models import SuggestionRun

@@ -11,11 +11,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
-from memadmin.addresses import address
 from memadmin.core.fragments import LONG_MEMORY_CHARACTERS
-from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
-from memadmin.pagination import pager, query_pages
 from memadmin.projects.models import Project
+from memadmin.web.addresses import address
+from memadmin.web.htmx_request import HtmxHttpRequest, partial_or_page
+from memadmin.web.pagination import pager, query_pages
 
 from .selectors import fragment_candidates, structure_projects
 

@@ -4,8 +4,8 @@ from django import forms
 from django.contrib import admin
 
 from memadmin.audit.reason_field import reason_field
-from memadmin.number_fields import CheckedJSONField
-from memadmin.service_admin import ReadOnlyAdmin, ServiceAdmin
+from memadmin.web.number_fields import CheckedJSONField
+from memadmin.web.service_admin import ReadOnlyAdmin, ServiceAdmin
 
 from .models import Category, Pack, SurfaceHashRecord
 from .services import criteria_override_clear, criteria_override_save

@@ -6,7 +6,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts.roles import has_role, role_required
-from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
+from memadmin.web.htmx_request import HtmxHttpRequest, partial_or_page
 
 from .facts_services import facts_write
 from .forms import FactsCheckForm

@@ -12,9 +12,9 @@ from django.core.exceptions import ValidationError
 
 from memadmin.audit.reason_field import reason_field
 from memadmin.core.numbers import INTEGER_MAX
-from memadmin.number_fields import RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
 from memadmin.projects.widgets import ProjectSelect
+from memadmin.web.number_fields import RowChoiceField, WholeNumberField
 
 from .criteria_fields import FIELDS, HELP, LABELS, LIMITS, LIST_FIELDS, MAX_ITEMS, field_value
 from .criteria_items import ItemFormSet, PairFormSet, TextItemFormSet, criteria_text_field

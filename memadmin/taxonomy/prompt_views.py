@@ -6,7 +6,7 @@ from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import role_required
 from memadmin.core.prompts import CURATE, HISTORIAN, TOOL_DESCRIPTION
-from memadmin.htmx_request import HtmxHttpRequest
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .selectors import prompt_texts, surface_history, surface_state
 from .views import project_or_404

@@ -18,9 +18,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts.roles import role_required
 from memadmin.core.packs import PackError, PackFile, PackNotFoundError, PackSpec, pack_files
-from memadmin.hidden_fields import carry
-from memadmin.htmx_request import HtmxHttpRequest
 from memadmin.projects.models import Project
+from memadmin.web.hidden_fields import carry
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .criteria_fields import LABELS, field_text
 from .editor import MovedField

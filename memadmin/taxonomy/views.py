@@ -13,8 +13,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memadmin.accounts.roles import has_role, role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
-from memadmin.htmx_request import HtmxHttpRequest, partial_or_page
 from memadmin.projects.models import Project
+from memadmin.web.htmx_request import HtmxHttpRequest, partial_or_page
 
 from .criteria_fields import FIELDS
 from .editor import conflict_fields, editor_context, field_views

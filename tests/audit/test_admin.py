@@ -11,8 +11,8 @@ from memadmin.composites.models import Composite
 from memadmin.memories.archive_services import memory_supersede
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
-from memadmin.service_admin import ReadOnlyAdmin, ServiceAdmin
 from memadmin.taxonomy.selectors import category_by_name
+from memadmin.web.service_admin import ReadOnlyAdmin, ServiceAdmin
 from tests.html_tree import attribute, find, find_all
 
 pytestmark = pytest.mark.django_db

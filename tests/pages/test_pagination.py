@@ -9,7 +9,7 @@ from pytest_django.asserts import assertContains, assertInHTML, assertNotContain
 
 from memadmin.composites.services import composite_create
 from memadmin.memories.services import memory_create, memory_update
-from memadmin.pagination import PageLink, pager, query_pages
+from memadmin.web.pagination import PageLink, pager, query_pages
 
 
 def _page(number: int, pages: int = 5):

@@ -3,10 +3,10 @@
 from django import template
 from django.urls import reverse
 
-from memadmin.addresses import address
 from memadmin.core.fragments import is_fragment_candidate
 from memadmin.ledger.memory_injection import memory_injection as injection_of
 from memadmin.memories.models import Memory
+from memadmin.web.addresses import address
 
 register = template.Library()
 

@@ -19,8 +19,11 @@ from memadmin.devtools.benchmark.pages import page_figures, server_rss_mb
 from memadmin.devtools.benchmark.report import print_report
 from memadmin.devtools.benchmark.restart import restart_figures, restart_lines
 from memadmin.devtools.benchmark.store import build_store
+from memadmin.devtools.scratch_database import (
+    refuse_outside_scratch_database,
+    run_in_scratch_database,
+)
 from memadmin.ledger.counters import choose_counter
-from memadmin.scratch_database import refuse_outside_scratch_database, run_in_scratch_database
 
 INSIDE_ENV = "MEMADMIN_BENCHMARK_DIR"
 

@@ -4,8 +4,8 @@ import pytest
 from django import forms
 
 from memadmin.core.numbers import BIGINT_MAX
-from memadmin.number_fields import CheckedJSONField, RowChoiceField, WholeNumberField
 from memadmin.projects.models import Project
+from memadmin.web.number_fields import CheckedJSONField, RowChoiceField, WholeNumberField
 from tests.html_tree import attribute, find
 
 

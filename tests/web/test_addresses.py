@@ -7,7 +7,7 @@ from django.template import Context, Template
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memadmin.addresses import address, query_string
+from memadmin.web.addresses import address, query_string
 
 AWKWARD = "R&D #2 + 50% off=yes?  é ü 東京 🙂"
 

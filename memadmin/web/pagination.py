@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.core.paginator import Page
 from django.http import QueryDict
 
-from memadmin.addresses import address
+from memadmin.web.addresses import address
 
 PAGE_FIELD = "page"
 GAP = "…"

@@ -6,14 +6,14 @@ an admin edit is validated, audited and versioned like any other. Before that, t
 as a form error, with the service's own message, instead of a failed save. Deleting goes
 through `service_delete` where an admin defines it and is disabled otherwise.
 `ReadOnlyAdmin` is for models no service writes from the admin: view only. Number and row
-fields are memadmin's strict ones (`memadmin.number_fields`).
+fields are memadmin's strict ones (`memadmin.web.number_fields`).
 
 A change form carries the version of the object it showed (`version_of`, hidden as
 `edited_version`). A save whose version is not the stored one (someone saved since the form
 was opened), or that sends none, is refused with nothing written: the form comes back with
 what the person typed, the values now stored beside it, and the version now stored, so
 saving again is a deliberate choice. The row stays locked from that check to the save.
-A change form offers a stored value its choices lack, labelled (`memadmin.stored_choices`),
+A change form offers a stored value its choices lack, labelled (`memadmin.web.stored_choices`),
 so saving it untouched keeps the value; a save that changes nothing writes nothing, not
 even an entry in Django's admin log.
 
@@ -40,9 +40,9 @@ from django.http import QueryDict
 from django.template.response import TemplateResponse
 
 from memadmin.core.numbers import BIGINT_MIN, parse_whole
-from memadmin.number_fields import RowChoiceField, WholeNumberField
-from memadmin.store_rehearsal import store_rehearsal
-from memadmin.stored_choices import OUTSIDE_VALUES, keep_stored_choice
+from memadmin.web.number_fields import RowChoiceField, WholeNumberField
+from memadmin.web.store_rehearsal import store_rehearsal
+from memadmin.web.stored_choices import OUTSIDE_VALUES, keep_stored_choice
 
 VERSION_FIELD = "edited_version"
 

@@ -4,8 +4,8 @@ import pytest
 from django.test import RequestFactory
 from django_htmx.middleware import HtmxDetails
 
-from memadmin.htmx_request import partial_or_page
 from memadmin.memories.services import memory_create
+from memadmin.web.htmx_request import partial_or_page
 from tests.html_tree import attribute, find, find_all, top
 
 

@@ -7,7 +7,7 @@ names another page of this site instead of the one being shown.
 from django import template
 from django.utils.safestring import SafeString
 
-from .hidden_fields import BackForm
+from memadmin.web.hidden_fields import BackForm
 
 register = template.Library()
 

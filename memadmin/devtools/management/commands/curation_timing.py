@@ -17,7 +17,10 @@ from memadmin.curation.timing import (
     time_memory_page,
     time_related,
 )
-from memadmin.scratch_database import refuse_outside_scratch_database, run_in_scratch_database
+from memadmin.devtools.scratch_database import (
+    refuse_outside_scratch_database,
+    run_in_scratch_database,
+)
 
 INSIDE_ENV = "MEMADMIN_CURATION_TIMING_DIR"
 TARGET_S = 30

@@ -2,7 +2,7 @@
 
 from django import forms
 
-from memadmin.stored_choices import OUTSIDE_VALUES, keep_stored_choice, keep_stored_choices
+from memadmin.web.stored_choices import OUTSIDE_VALUES, keep_stored_choice, keep_stored_choices
 
 
 def field(*choices) -> forms.ChoiceField:
