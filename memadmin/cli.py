@@ -211,7 +211,9 @@ def serve(args: argparse.Namespace, environ: dict[str, str], out) -> int:
         if server is not None:
             server.close()
         raise
-    print(file=out)
+    # Where to log in, seen at once even when the output is a pipe (a service manager, a log):
+    # a stop signal ends this process before a buffer would be written.
+    print(file=out, flush=True)
     if server is None:
         return 0
     return run_beside(django_command("run_worker"), server.open(), cwd=BASE_DIR, hold=[lock])

@@ -2,7 +2,7 @@
 
 The structure assistant's drafting (`core.structure.redraft`) gives the header's text again
 from its live details, in composite order; the queue shows it as a word diff against the
-header, and "Use the draft" writes it and marks the header synced in one step
+header, and "Accept the draft" writes it and marks the header synced in one step
 (`stale_services.header_accept_draft`).
 """
 

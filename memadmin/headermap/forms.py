@@ -48,7 +48,7 @@ class MarkSyncedForm(forms.Form):
 
     @classmethod
     def for_draft(cls, entry) -> "MarkSyncedForm":
-        """Return the entry's "use the draft" form: its boxes are draft-reason-<header's pk>."""
+        """Return the entry's "accept the draft" form: its boxes are draft-reason-<header's pk>."""
         return cls(
             initial={"version": entry.version},
             auto_id=f"draft-%s-{entry.header.pk}",

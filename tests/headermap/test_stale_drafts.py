@@ -1,5 +1,5 @@
 """The stale queue drafts a header again from its details: shown as a word diff against the
-header, and "Use the draft and mark synced" writes it and marks it synced in one change,
+header, and "Accept the draft" writes it and marks it synced in one change,
 refused when the card shown is stale."""
 
 import pytest

@@ -61,5 +61,5 @@ def header_draft(drafts, entry):
 
 @register.simple_tag
 def draft_form(entry) -> MarkSyncedForm:
-    """Return the entry's "use the draft" form."""
+    """Return the entry's "accept the draft" form."""
     return MarkSyncedForm.for_draft(entry)
