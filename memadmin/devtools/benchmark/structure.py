@@ -21,6 +21,7 @@ from memadmin.core.structure import (
     suggest,
 )
 from memadmin.devtools.demo import corpus
+from memadmin.devtools.demo.builder import TEMPLATES
 
 SEED = 20261202
 NOW_MS = 1_790_000_000_000
@@ -33,14 +34,6 @@ SHAPE = {
     "INCIDENTS": 45,
     "RESEARCH": 40,
     "MODEL_KNOWLEDGE": 40,
-}
-TEMPLATES = {
-    "OPS_RULES": corpus.OPS_RULE_TEMPLATES,
-    "ENV_STATE": corpus.ENV_TEMPLATES,
-    "CONFIG_VALUES": corpus.CONFIG_TEMPLATES,
-    "INCIDENTS": corpus.INCIDENT_TEMPLATES,
-    "RESEARCH": corpus.RESEARCH_TEMPLATES,
-    "MODEL_KNOWLEDGE": corpus.MODEL_TEMPLATES,
 }
 SOPS_PER_PROJECT = 16
 DOSSIERS_PER_PROJECT = 10
