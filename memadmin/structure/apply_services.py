@@ -57,15 +57,19 @@ class Applied:
     composites: list[Composite] = field(default_factory=list)
     fragmented: list[Memory] = field(default_factory=list)
 
+    themes: int = 0
+
     def summary(self) -> str:
         """Return a sentence for the person who applied them."""
         count = len(self.headers)
-        grouped = count - len(self.fragmented)
+        grouped = count - len(self.fragmented) - self.themes
         parts = []
         if self.fragmented:
             parts.append(f"{len(self.fragmented)} fragmented")
         if grouped:
             parts.append(f"{grouped} famil{'y' if grouped == 1 else 'ies'} grouped")
+        if self.themes:
+            parts.append(f"{self.themes} theme{'' if self.themes == 1 else 's'} over headers")
         return f"Applied {count} suggestion{'' if count == 1 else 's'}: " + ", ".join(parts) + "."
 
 
@@ -92,7 +96,7 @@ def _chosen(project: Project, keys: Sequence[str], *, counter, header_limit: int
 
 def _as_shown(project: Project, suggestion: Suggestion, pk_of: Mapping[int, int]) -> bool:
     """Return whether the suggestion's memories are still as it was drawn from: there, live,
-    the same text, in no composite."""
+    the same text, in no composite (a theme's headers: in none as a member)."""
     ids = [suggestion.source_id] if suggestion.source_id is not None else suggestion.member_ids
     pks = [pk_of.get(shown) for shown in ids]
     if None in pks:
@@ -108,6 +112,8 @@ def _as_shown(project: Project, suggestion: Suggestion, pk_of: Mapping[int, int]
         texts = {d.memory_id: d.text for d in suggestion.details}
         if any(rows[pk_of[i]].content != texts[i] for i in ids):
             return False
+    if suggestion.kind == "theme":  # category headers: heads still, and no one's member yet
+        return not Composite.objects.filter(members__member__in=pks).exists()
     grouped = Composite.objects.filter(Q(head__in=pks) | Q(members__member__in=pks))
     return not grouped.exists()
 
@@ -162,6 +168,7 @@ def structure_apply(
                 _fragment(suggestion, text, pk_of, applied, actor, reason, at)
             else:
                 _group(project, suggestion, text, pk_of, applied, actor, reason, at)
+                applied.themes += suggestion.kind == "theme"
         audit_record(
             action=APPLIED,
             target=project,

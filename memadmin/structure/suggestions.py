@@ -50,9 +50,19 @@ def structure_plan(
     """Return what the assistant suggests for the project, and its effect at each budget."""
     inputs = ledger_inputs(project)
     grouped: set[int] = set()
+    members_of: dict[int, list[int]] = {}
     for composite in inputs.composites:
         grouped.add(composite.head_id)
         grouped.update(composite.member_ids)
+        members_of.setdefault(composite.head_id, []).extend(composite.member_ids)
+    content = {m.id: m.content for m in inputs.memories}
+    members = {i for ids in members_of.values() for i in ids}
+    # A category header: it heads details only and is no one's member (a theme may take it).
+    details = {
+        head: "\n".join(content[i] for i in ids if i in content)
+        for head, ids in members_of.items()
+        if head not in members and not any(i in members_of for i in ids)
+    }
     live = [
         memory
         for memory in inputs.memories
@@ -63,7 +73,7 @@ def structure_plan(
     counts = count_many(texts) if count_many else [counter.count(text) for text in texts]
     suggestions = suggest(
         [
-            StructureMemory(m.id, m.category, m.content, tokens, m.id in grouped)
+            StructureMemory(m.id, m.category, m.content, tokens, m.id in grouped, details.get(m.id))
             for m, tokens in zip(live, counts, strict=True)
         ],
         counter=counter,

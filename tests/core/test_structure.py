@@ -226,3 +226,44 @@ def test_a_drafted_header_is_drafted_again_from_its_details_as_they_are():
     assert "(5 memories): api-gateway, 45;" in again
     # A header written by hand is its writer's: no draft replaces their words.
     assert redraft("Timeouts we chose. Reviewed yearly.", texts, counter=COUNTER) is None
+
+
+def test_category_headers_of_two_categories_gather_under_a_theme_and_no_deeper():
+    backups_ops = "Backups: run the restore drill monthly\nBackups: verify the snapshot checksum"
+    backups_cfg = "Backups: keep snapshots 35 days\nBackups: snapshot window 02:00 UTC"
+    headers = [
+        StructureMemory(1, "OPS_RULES", "Backup drills (2 memories): a; b", 10, True, backups_ops),
+        StructureMemory(
+            2, "CONFIG_VALUES", "Backup retention (2 memories): a; b", 10, True, backups_cfg
+        ),
+        StructureMemory(
+            3, "CONFIG_VALUES", "Tabs (2 memories): a; b", 10, True, "Use tabs\nNo tabs"
+        ),
+    ]
+    (theme,) = suggest(headers, counter=COUNTER)
+    assert theme.kind == "theme" and theme.composite_type == "theme"
+    assert theme.member_ids == (1, 2)
+    assert theme.header.startswith(
+        "Theme: backups, backup (2 headers): Backup drills; Backup retention"
+    )
+    # A memory without details (a theme header, a member) is never taken into a theme.
+    assert suggest([h._replace(details=None) for h in headers], counter=COUNTER) == []
+
+
+def test_a_theme_makes_every_detail_below_it_reachable():
+    memories = [ledger_memory(i, f"backup fact {i}", "CONFIG_VALUES") for i in range(1, 7)]
+    memories += [
+        ledger_memory(7, "Backups A (3 details)"),
+        ledger_memory(8, "Backups B (3 details)"),
+    ]
+    composites = [
+        LedgerComposite(1, "theme", 7, (1, 2, 3)),
+        LedgerComposite(2, "theme", 8, (4, 5, 6)),
+    ]
+    headers = [
+        StructureMemory(7, "CONFIG_VALUES", "Backups A", 5, True, "backup restore drill snapshot"),
+        StructureMemory(8, "OPS_RULES", "Backups B", 5, True, "backup restore drill snapshot"),
+    ]
+    themes = suggest(headers, counter=COUNTER)
+    effect = effect_of(memories, composites, themes, budget=500, counter=COUNTER, now_ms=NOW)
+    assert effect.after_reached == effect.live == 8

@@ -181,3 +181,36 @@ def test_applied_to_a_synced_store_the_headers_reach_it(tmp_path, people):
     with sqlite3.connect(path) as connection:
         contents = {row[0] for row in connection.execute("SELECT content FROM memories")}
     assert {header.content for header in applied.headers} <= contents
+
+
+def test_a_second_round_gathers_category_headers_under_a_theme(project, people):
+    for n, service in enumerate(SERVICES[:3]):
+        memory_create(
+            project=project,
+            category="CONFIG_VALUES",
+            content=f"{service} backup snapshots are kept {30 + n} days for the restore drill",
+            actor="system",
+        )
+        memory_create(
+            project=project,
+            category="OPS_RULES",
+            content=f"Run the {service} restore drill from the latest backup snapshot every month",
+            actor="system",
+        )
+    first = structure_apply(
+        project=project,
+        keys=[s.key for s in plan(project).suggestions],
+        actor=people["curator"],
+        counter=COUNTER,
+    )
+    assert len(first.headers) == 2
+    (theme,) = plan(project).suggestions
+    assert theme.kind == "theme"
+    second = structure_apply(
+        project=project, keys=[theme.key], actor=people["curator"], counter=COUNTER
+    )
+    assert second.summary() == "Applied 1 suggestion: 1 theme over headers."
+    (composite,) = second.composites
+    assert {m.member_id for m in composite.members.all()} == {h.pk for h in first.headers}
+    # Never deeper: nothing is left to suggest over the theme.
+    assert plan(project).suggestions == []

@@ -16,7 +16,7 @@ Plain data in, plain data out: no Django here.
 """
 
 from .drafting import HEADER_TOKEN_LIMIT, draft_header, redraft
-from .effect import Effect, effect_of
+from .effect import Effect, after_applying, effect_of
 from .model import MAX_MEMBERS, Detail, Suggestion, SuggestionKind, lost_lines
 from .suggest import StructureMemory, suggest
 
@@ -28,6 +28,7 @@ __all__ = [
     "StructureMemory",
     "Suggestion",
     "SuggestionKind",
+    "after_applying",
     "draft_header",
     "effect_of",
     "lost_lines",

@@ -114,6 +114,13 @@ def draft_header(
     return _fit(subject, lines, len(detail_texts), noun, counter, limit)
 
 
+def header_subject(header: str) -> str:
+    """Return what a drafted header is about ("Roll back … by re-deploying the previous tag"
+    of "Roll back … (11 memories): …"); a header written by hand whole."""
+    drafted = _DRAFTED.match(header.strip())
+    return drafted["subject"] if drafted else header.strip()
+
+
 def redraft(
     header: str,
     detail_texts: Sequence[str],

@@ -90,7 +90,7 @@ def effect_of(
         memories, composites, budget=budget, counter=counter, mode=before_mode, now_ms=now_ms
     )
     before_reached = {row.memory_id for row in before.rows if row.reachable} & live_ids
-    after_memories, after_composites, header_of_source = _after(
+    after_memories, after_composites, header_of_source = after_applying(
         memories, composites, suggestions, now_ms
     )
     after = assemble(
@@ -125,8 +125,13 @@ def _live(memory: LedgerMemory, now_ms: int) -> bool:
     return memory.status in LIVE and (memory.expires_at is None or memory.expires_at > now_ms)
 
 
-def _after(memories, composites, suggestions, now_ms):
-    """Return the memories and composites after the suggestions, and each monolith's header."""
+def after_applying(memories, composites, suggestions, now_ms):
+    """Return the memories and composites after the suggestions, and each monolith's header.
+
+    New memories take the ids after the largest, in the suggestions' order, so suggestions
+    made on this result (the themes over the new headers) name the same ids when the two
+    rounds are applied together.
+    """
     by_id = {m.id: m for m in memories}
     next_id = max(by_id, default=0) + 1
     next_composite = max((c.id for c in composites), default=0) + 1

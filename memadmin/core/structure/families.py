@@ -29,12 +29,22 @@ SHARED_BY = 0.5
 OPENING_WORDS = 8
 
 
-def families(texts: Sequence[str]) -> list[tuple[list[int], str]]:
+def families(
+    texts: Sequence[str],
+    *,
+    least: int = MIN_MEMBERS,
+    phrase: bool = True,
+    distance: float = DISTANCE,
+    common: float = 1.0,
+) -> list[tuple[list[int], str]]:
     """Return the families among these texts: (their indexes, in order, and the subject).
 
     Deterministic: the same texts give the same families, in the order of their first member.
+    A family has at least ``least`` members; its subject is the phrase most members open with
+    (unless ``phrase`` is False: the themes of `suggest` are named by weighty words alone).
+    Words held by more than the ``common`` share of the texts are left out.
     """
-    if len(texts) < MIN_MEMBERS:
+    if len(texts) < least:
         return []
     from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -43,6 +53,7 @@ def families(texts: Sequence[str]) -> list[tuple[list[int], str]]:
         ngram_range=(1, 2),
         sublinear_tf=True,
         min_df=2,  # a word only one memory holds says nothing of what it shares
+        max_df=common,  # nor one nearly all hold (for themes: the services named everywhere)
         token_pattern=r"(?u)\b[a-zA-Z][a-zA-Z0-9_\-]+\b",
     )
     try:
@@ -52,8 +63,9 @@ def families(texts: Sequence[str]) -> list[tuple[list[int], str]]:
     terms = vectorizer.get_feature_names_out()
     found = []
     for part in _parts(weights):
-        for group in _cluster(weights, part, DISTANCE):
-            subject = _shared_phrase([texts[i] for i in group]) or _subject(weights, terms, group)
+        for group in _cluster(weights, part, distance, least):
+            opening = _shared_phrase([texts[i] for i in group]) if phrase else ""
+            subject = opening or _subject(weights, terms, group)
             found.append((sorted(group), subject))
     found.sort(key=lambda family: family[0][0])
     return found
@@ -71,9 +83,9 @@ def _parts(weights) -> list[list[int]]:
     return [np.flatnonzero(labels == label).tolist() for label in range(clusters)]
 
 
-def _cluster(weights, rows: list[int], distance: float) -> list[list[int]]:
+def _cluster(weights, rows: list[int], distance: float, least: int) -> list[list[int]]:
     """Return the groups of ``rows`` within ``distance``, each cut again until it fits."""
-    if len(rows) < MIN_MEMBERS:
+    if len(rows) < least:
         return []
     # The rows are unit vectors (TfidfVectorizer's norm): cosine similarity is their sparse
     # product, far cheaper than a distance over dense rows of the whole vocabulary. A row
@@ -82,10 +94,11 @@ def _cluster(weights, rows: list[int], distance: float) -> list[list[int]]:
     part = weights[rows]
     square = np.clip(1.0 - np.asarray((part @ part.T).todense()), 0.0, 1.0)
     np.fill_diagonal(square, 0.0)
-    return [[rows[i] for i in group] for group in _groups(square, list(range(len(rows))), distance)]
+    groups = _groups(square, list(range(len(rows))), distance, least)
+    return [[rows[i] for i in group] for group in groups]
 
 
-def _groups(square, members: list[int], distance: float) -> list[list[int]]:
+def _groups(square, members: list[int], distance: float, least: int) -> list[list[int]]:
     from scipy.cluster.hierarchy import fcluster, linkage
     from scipy.spatial.distance import squareform
 
@@ -95,17 +108,17 @@ def _groups(square, members: list[int], distance: float) -> list[list[int]]:
     groups = []
     for label in sorted(set(labels.tolist())):
         group = [members[i] for i in np.flatnonzero(labels == label)]
-        if len(group) < MIN_MEMBERS:
+        if len(group) < least:
             continue
         if len(group) <= MAX_MEMBERS:
             groups.append(group)
         elif distance > TIGHTER:
-            groups.extend(_groups(square, group, distance - TIGHTER))
+            groups.extend(_groups(square, group, distance - TIGHTER, least))
         else:  # near-identical texts beyond the limit: in order, MAX_MEMBERS at a time
             groups.extend(
                 chunk
                 for start in range(0, len(group), MAX_MEMBERS)
-                if len(chunk := group[start : start + MAX_MEMBERS]) >= MIN_MEMBERS
+                if len(chunk := group[start : start + MAX_MEMBERS]) >= least
             )
     return groups
 

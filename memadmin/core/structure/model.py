@@ -3,12 +3,18 @@
 from dataclasses import dataclass
 from typing import Literal
 
-SuggestionKind = Literal["sop", "dossier", "note", "family"]
+SuggestionKind = Literal["sop", "dossier", "note", "family", "theme"]
 
 # A composite a person can still read: the limit on members.
 MAX_MEMBERS = 25
 
-COMPOSITE_TYPE = {"sop": "sequence", "dossier": "theme", "note": "theme", "family": "theme"}
+COMPOSITE_TYPE = {
+    "sop": "sequence",
+    "dossier": "theme",
+    "note": "theme",
+    "family": "theme",
+    "theme": "theme",
+}
 
 
 @dataclass(frozen=True, slots=True)

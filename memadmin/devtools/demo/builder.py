@@ -223,20 +223,27 @@ def _lifecycle_variety(writer: _Writer, pool: dict[str, list[Memory]]) -> None:
 def _apply_the_assistant(project: Project, *, at_ms: int) -> tuple[list[Composite], list]:
     """Structure the project as the structure assistant suggests, as a curator would apply it:
     the demo opens on the proposal's effect (headers mode reaching far more at the budget).
-    Return the composites made and the effect at 1,500 and 4,000 tokens."""
+    Two rounds: fragments and families, then the themes over the new category headers.
+    Return the composites made and the effect of the first round at 1,500 and 4,000 tokens."""
     counter = choose_counter().counter
-    plan = structure_plan(project, counter=counter, budgets=(1500, 4000), now_ms=now_ms())
-    if not plan.suggestions:
-        return [], []
-    applied = structure_apply(
-        project=project,
-        keys=[suggestion.key for suggestion in plan.suggestions],
-        actor=authors()[1],  # chen, the demo's curator
-        counter=counter,
-        reason="Structured as the structure assistant suggested",
-        at_ms=at_ms,
-    )
-    return applied.composites, plan.effects
+    made: list[Composite] = []
+    effects: list = []
+    for round_number in range(2):
+        budgets = (1500, 4000) if round_number == 0 else ()
+        plan = structure_plan(project, counter=counter, budgets=budgets, now_ms=now_ms())
+        if not plan.suggestions:
+            break
+        effects = effects or plan.effects
+        applied = structure_apply(
+            project=project,
+            keys=[suggestion.key for suggestion in plan.suggestions],
+            actor=authors()[1],  # chen, the demo's curator
+            counter=counter,
+            reason="Structured as the structure assistant suggested",
+            at_ms=at_ms + round_number,
+        )
+        made += applied.composites
+    return made, effects
 
 
 def _build_plugin_project(rng: random.Random, start_ms: int) -> int:

@@ -113,21 +113,31 @@ class Command(BaseCommand):
         if not plan.suggestions:
             self.stdout.write("Nothing to apply: no suggestion for this project.")
             return
-        try:
-            applied = structure_apply(
-                project=project,
-                keys=[s.key for s in plan.suggestions],
-                actor="system",
+        budgets = [effect.budget for effect in plan.effects]
+        # Two rounds: fragments and families, then the themes over the new category headers.
+        for _ in range(2):
+            if not plan.suggestions:
+                break
+            try:
+                applied = structure_apply(
+                    project=project,
+                    keys=[s.key for s in plan.suggestions],
+                    actor="system",
+                    counter=counter,
+                    reason=options["reason"] or "Applied with manage.py suggest_structure --apply",
+                    header_limit=options["header_limit"],
+                )
+            except ValidationError as error:
+                raise CommandError(" ".join(error.messages)) from error
+            self.stdout.write(f"{applied.summary()} Change {applied.change_id}.")
+            plan = structure_plan(
+                project,
                 counter=counter,
-                reason=options["reason"] or "Applied with manage.py suggest_structure --apply",
+                budgets=(),
+                now_ms=now_ms(),
                 header_limit=options["header_limit"],
             )
-        except ValidationError as error:
-            raise CommandError(" ".join(error.messages)) from error
-        self.stdout.write(f"{applied.summary()} Change {applied.change_id}.")
-        after = structure_plan(
-            project, counter=counter, budgets=[e.budget for e in plan.effects], now_ms=now_ms()
-        )
+        after = structure_plan(project, counter=counter, budgets=budgets, now_ms=now_ms())
         for effect in after.effects:
             self.stdout.write(
                 f"at {effect.budget} tokens: {effect.before_reached} of {effect.live} live "
