@@ -136,6 +136,7 @@ def result_of(plan) -> dict:
                 "header_tokens": s.header_tokens,
                 "source_id": s.source_id,
                 "boundaries": list(s.boundaries),
+                "tokens_now": s.tokens_now,
                 "details": [[d.text, d.memory_id] for d in s.details],
             }
             for s in plan.suggestions
@@ -158,6 +159,7 @@ def suggestions_of(run: SuggestionRun) -> tuple[list[Suggestion], dict[int, int]
             details=tuple(Detail(text, memory_id) for text, memory_id in row["details"]),
             source_id=row["source_id"],
             boundaries=tuple(row["boundaries"]),
+            tokens_now=row.get("tokens_now", 0),
         )
         for row in result.get("suggestions", [])
     ]

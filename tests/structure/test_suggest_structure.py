@@ -72,6 +72,7 @@ def test_json_lists_members_headers_and_effects(store):
     assert members <= {m.display_id for m in made}
     assert all(3 <= len(s["details"]) <= 25 for s in document["suggestions"])
     assert all(s["header_tokens"] <= 60 for s in document["suggestions"])
+    assert all(s["tokens_now"] > s["header_tokens"] for s in families)
     (effect,) = document["effects"]
     assert effect["budget"] == 1500 and effect["live"] == len(made) + 1
     assert effect["after"]["reached"] >= effect["before"]["reached"]

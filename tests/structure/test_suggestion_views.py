@@ -49,6 +49,8 @@ def test_a_viewer_sees_suggestions_headers_and_coverage_but_no_apply(store, clie
     table = find(body, "table", class_="structure-effect")
     assert "1500 tokens" in text(table) and "4000 tokens" in text(table)
     assert boxes(body) == []
+    # Each suggestion says what it costs now and once its header stands for it.
+    assert "The 9 memories take about " in body and "and all 9 are reachable through it" in body
     assert "needs the curator role" in body
     assert client_as("viewer").post(apply_url(store), {"apply": "all"}).status_code == 403
 

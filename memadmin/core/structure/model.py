@@ -43,6 +43,9 @@ class Suggestion:
     source_id: int | None = None
     # A monolith's split, as `fragments.apply_boundaries` takes it (character offsets).
     boundaries: tuple[int, ...] = ()
+    # The tokens of the memories it covers as they are (their texts, counted): what they take
+    # when injected whole, against `header_tokens` once the header stands for them.
+    tokens_now: int = 0
 
     @property
     def composite_type(self) -> str:

@@ -3,6 +3,7 @@
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import NamedTuple
 
 from memadmin.core.ledger import TokenCounter
@@ -78,7 +79,7 @@ def suggest(
                 header_limit=header_limit,
             )
             if suggestion is not None:
-                found.append(suggestion)
+                found.append(replace(suggestion, tokens_now=memory.tokens))
                 continue
         small[memory.category].append(memory)
     for done, category in enumerate(sorted(small)):
@@ -101,6 +102,7 @@ def suggest(
                     header=header,
                     header_tokens=counter.count(header),
                     details=tuple(Detail(m.content, m.id) for m in group),
+                    tokens_now=sum(m.tokens for m in group),
                 )
             )
     report("themes", 0, 1)
@@ -146,6 +148,7 @@ def _themes(headers: list[StructureMemory], *, counter, header_limit: int, allow
                 header=header,
                 header_tokens=counter.count(header),
                 details=tuple(Detail(h.content, h.id) for h in group),
+                tokens_now=sum(h.tokens for h in group),
             )
         )
     return themes

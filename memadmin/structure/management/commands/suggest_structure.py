@@ -97,7 +97,8 @@ class Command(BaseCommand):
             )
             self.stdout.write(
                 f"{suggestion.kind} ({suggestion.composite_type}, {suggestion.category}): {what}\n"
-                f"  header ({suggestion.header_tokens} tokens): {suggestion.header}"
+                f"  header ({suggestion.header_tokens} tokens, for about {suggestion.tokens_now} "
+                f"now): {suggestion.header}"
             )
         self.stdout.write(
             f"{len(plan.suggestions)} suggestions; headers within {plan.header_limit} tokens."
@@ -170,6 +171,7 @@ def _document(project, plan) -> dict:
                 "category": s.category,
                 "header": s.header,
                 "header_tokens": s.header_tokens,
+                "tokens_now": s.tokens_now,
                 "source_id": s.source_id,
                 "details": [{"memory_id": d.memory_id, "text": d.text} for d in s.details],
             }
