@@ -72,8 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def default_store(environ: Mapping[str, str]) -> Path:
     """Return where magic-context keeps its store by default."""
-    data_home = environ.get("XDG_DATA_HOME") or str(Path(environ.get("HOME", "~")) / ".local/share")
-    return Path(data_home).expanduser() / "cortexkit" / "magic-context" / "context.db"
+    return locations.data_home(environ) / "cortexkit" / "magic-context" / "context.db"
 
 
 def choose_store(

@@ -25,12 +25,17 @@ STATIC_DIR = ASSETS_DIR / "static"
 BUNDLED_PACKS_DIR = ASSETS_DIR / "packs"
 
 
+def data_home(environ=os.environ) -> Path:
+    """Return the user's data folder: $XDG_DATA_HOME, else ~/.local/share."""
+    named = environ.get("XDG_DATA_HOME") or str(Path(environ.get("HOME", "~")) / ".local/share")
+    return Path(named).expanduser()
+
+
 def default_var_dir(environ=os.environ) -> Path:
     """Return where memadmin keeps its data unless MEMADMIN_VAR_DIR says otherwise."""
     if FROM_CHECKOUT:
         return CHECKOUT_DIR / "var"
-    data_home = environ.get("XDG_DATA_HOME") or str(Path(environ.get("HOME", "~")) / ".local/share")
-    return Path(data_home).expanduser() / "memadmin"
+    return data_home(environ) / "memadmin"
 
 
 def var_dir(environ=os.environ) -> Path:

@@ -16,22 +16,21 @@ or a text changed, a memory now grouped) is refused with the others, nothing wri
 header a person edited to nothing, or past the limit stated on the page.
 """
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from uuid import UUID
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Q
 
 from memadmin.audit.actors import as_actor
 from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
-from memadmin.composites.models import Composite
+from memadmin.composites.models import Composite, CompositeMember
 from memadmin.composites.services import composite_create
 from memadmin.core.clock import now_ms
 from memadmin.core.structure import HEADER_TOKEN_LIMIT, Suggestion
+from memadmin.core.structure.monoliths import text_digest
 from memadmin.headermap.models import HeaderSync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import DuplicateMemory, memory_create
@@ -76,6 +75,7 @@ class Applied:
 def _chosen(project: Project, keys: Sequence[str], *, counter, header_limit: int, shown, pk_of):
     if not keys:
         raise ValidationError("Choose at least one suggestion to apply.")
+    recheck = shown is not None
     if shown is None:  # suggested again now: a suggestion changed since has another key
         plan = structure_plan(
             project, counter=counter, budgets=(), now_ms=now_ms(), header_limit=header_limit
@@ -84,7 +84,8 @@ def _chosen(project: Project, keys: Sequence[str], *, counter, header_limit: int
     by_key = {suggestion.key: suggestion for suggestion in shown}
     gone = [key for key in dict.fromkeys(keys) if key not in by_key]
     chosen = [by_key[key] for key in dict.fromkeys(keys) if key in by_key]
-    gone += [s.key for s in chosen if not _as_shown(project, s, pk_of)]
+    if recheck:
+        gone += _changed(project, chosen, pk_of)
     if gone:
         raise SuggestionsChanged(
             f"{len(gone)} of the suggestions you chose changed since the page was shown (a "
@@ -94,28 +95,39 @@ def _chosen(project: Project, keys: Sequence[str], *, counter, header_limit: int
     return chosen, pk_of
 
 
-def _as_shown(project: Project, suggestion: Suggestion, pk_of: Mapping[int, int]) -> bool:
-    """Return whether the suggestion's memories are still as it was drawn from: there, live,
-    the same text, in no composite (a theme's headers: in none as a member)."""
-    ids = [suggestion.source_id] if suggestion.source_id is not None else suggestion.member_ids
-    pks = [pk_of.get(shown) for shown in ids]
-    if None in pks:
-        return False
+def _changed(project: Project, chosen: Sequence[Suggestion], pk_of: Mapping[int, int]) -> list[str]:
+    """Return the keys of the suggestions whose memories are no longer as they were drawn
+    from: gone, not live, another text, or in a composite (a theme's headers: as a member).
+    Three queries, however many suggestions."""
+    named = {
+        suggestion.key: [suggestion.source_id]
+        if suggestion.source_id is not None
+        else list(suggestion.member_ids)
+        for suggestion in chosen
+    }
+    pks = {pk_of.get(shown) for ids in named.values() for shown in ids} - {None}
     rows = Memory.objects.filter(project=project, pk__in=pks, status__in=LIVE).in_bulk()
-    if len(rows) != len(pks):
-        return False
-    if suggestion.source_id is not None:
-        digest = suggestion.key.rsplit(":", 1)[-1]
-        if hashlib.sha256(rows[pks[0]].content.encode()).hexdigest()[:8] != digest:
-            return False
-    else:
-        texts = {d.memory_id: d.text for d in suggestion.details}
-        if any(rows[pk_of[i]].content != texts[i] for i in ids):
-            return False
-    if suggestion.kind == "theme":  # category headers: heads still, and no one's member yet
-        return not Composite.objects.filter(members__member__in=pks).exists()
-    grouped = Composite.objects.filter(Q(head__in=pks) | Q(members__member__in=pks))
-    return not grouped.exists()
+    heads = set(Composite.objects.filter(head__in=pks).values_list("head_id", flat=True))
+    members = set(
+        CompositeMember.objects.filter(member__in=pks).values_list("member_id", flat=True)
+    )
+    changed = []
+    for suggestion in chosen:
+        ids = named[suggestion.key]
+        found = [rows.get(pk_of.get(shown)) for shown in ids]
+        if None in found:
+            changed.append(suggestion.key)
+            continue
+        if suggestion.source_id is not None:
+            same = suggestion.key.rsplit(":", 1)[-1] == text_digest(found[0].content)
+        else:
+            texts = {detail.memory_id: detail.text for detail in suggestion.details}
+            same = all(row.content == texts[shown] for row, shown in zip(found, ids, strict=True))
+        # A theme's headers head their details still; no other memory may be in a composite.
+        taken = members if suggestion.kind == "theme" else heads | members
+        if not same or any(row.pk in taken for row in found):
+            changed.append(suggestion.key)
+    return changed
 
 
 def _header_text(suggestion: Suggestion, edited: Mapping[str, str], counter, limit: int) -> str:
@@ -149,9 +161,10 @@ def structure_apply(
     Refused with ValidationError, nothing written, as the module says; a refusal of any
     service inside (a header identical to an existing memory, a member archived since) too.
     `at_ms` dates the writes (now unless given: the demo dates them in its story). `shown`
-    (with `pk_of`) are the suggestions a page showed from a background run: the chosen ones
-    are checked against the memories as they are now instead of suggesting again, which at
-    100,000 memories takes half a minute.
+    (with `pk_of`) are the suggestions the caller showed (a page, a background run, the
+    command's plan): the chosen ones are checked against the memories as they are now instead
+    of suggesting again, which at 100,000 memories takes half a minute. Without them the
+    project is suggested again and the keys looked up in that.
     """
     chosen, pk_of = _chosen(
         project, keys, counter=counter, header_limit=header_limit, shown=shown, pk_of=pk_of

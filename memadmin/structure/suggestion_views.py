@@ -55,16 +55,15 @@ def suggestions_apply(request: HtmxHttpRequest, project_pk: int) -> HttpResponse
     """Apply the chosen suggestions (or all) with their headers as edited, in one change."""
     project = get_object_or_404(Project, pk=project_pk)
     choice = choose_counter()
-    shown, pk_of = None, None
-    if _large(project):  # the background run's suggestions, each checked against now
+    # What the page showed: the background run's suggestions, or the project's suggested now;
+    # the chosen ones are checked against the memories as they are when applied.
+    if _large(project):
         run = latest_run(project)
         shown, pk_of = suggestions_of(run) if run is not None else ([], {})
-        suggestions = shown
     else:
-        suggestions = structure_plan(
-            project, counter=choice.counter, budgets=(), now_ms=now_ms()
-        ).suggestions
-    form = SuggestionsForm(request.POST, suggestions=suggestions)
+        plan = structure_plan(project, counter=choice.counter, budgets=(), now_ms=now_ms())
+        shown, pk_of = plan.suggestions, plan.pk_of
+    form = SuggestionsForm(request.POST, suggestions=shown)
     try:
         if not form.is_valid():
             raise ValidationError([e for errors in form.errors.values() for e in errors])

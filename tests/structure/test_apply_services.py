@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
+from memadmin.composites.services import composite_create
 from memadmin.core.tokens import HeuristicCounter
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.memories.models import Memory
@@ -214,3 +215,22 @@ def test_a_second_round_gathers_category_headers_under_a_theme(project, people):
     assert {m.member_id for m in composite.members.all()} == {h.pk for h in first.headers}
     # Never deeper: nothing is left to suggest over the theme.
     assert plan(project).suggestions == []
+
+
+def test_a_shown_suggestion_whose_memory_was_grouped_since_is_refused(store, people):
+    shown = plan(store)
+    family = next(s for s in shown.suggestions if s.kind == "family")
+    member = Memory.objects.get(pk=shown.pk_of[family.member_ids[0]])
+    other = Memory.objects.get(project=store, content=SOP)
+    composite_create(head=other, type="theme", members=[member], actor="agent")
+    events = AuditEvent.objects.count()
+    with pytest.raises(ValidationError, match="changed since the page was shown"):
+        structure_apply(
+            project=store,
+            keys=[family.key],
+            actor=people["curator"],
+            counter=COUNTER,
+            shown=shown.suggestions,
+            pk_of=shown.pk_of,
+        )
+    assert AuditEvent.objects.count() == events

@@ -23,40 +23,6 @@ SUBJECT_WORDS = 10
 # least this many words that are not stop words or numbers.
 PATTERN_WORDS = 20
 PATTERN_CONTENT = 2
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "this",
-        "to",
-        "was",
-        "were",
-        "will",
-        "with",
-    ]
-)
 
 _DRAFTED = re.compile(r"^(?P<subject>.+?) \((?P<count>\d+) (?P<noun>[a-z]+)\)(?::|$)")
 _MARKER = re.compile(r"^(?:#{1,6}\s+|[-*+]\s+|\d{1,9}[.)]\s+)")
@@ -202,8 +168,10 @@ def _opening(text: str, words: int) -> list[str]:
 
 
 def _content(word: str) -> bool:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # as families weigh words
+
     bare = word.strip(_TRAILING + "`'\"()").lower()
-    return bool(bare) and not bare.isdigit() and bare not in STOP_WORDS
+    return bool(bare) and not bare.isdigit() and bare not in ENGLISH_STOP_WORDS
 
 
 def _gaps(common: list[str], words: list[str]) -> list[str]:

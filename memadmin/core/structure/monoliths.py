@@ -56,7 +56,7 @@ def monolith_suggestion(
     kind = _kind(parts)
     header = draft_header(title, parts, counter=counter, noun=NOUNS[kind], limit=header_limit)
     return Suggestion(
-        key=f"fragment:{memory_id}:{_digest(text)}",
+        key=f"fragment:{memory_id}:{text_digest(text)}",
         kind=kind,
         category=category,
         header=header,
@@ -77,5 +77,6 @@ def _kind(parts: list[str]) -> SuggestionKind:
     return "note"
 
 
-def _digest(text: str) -> str:
+def text_digest(text: str) -> str:
+    """Return the digest a monolith's key ends with: its text's, so an edit changes the key."""
     return hashlib.sha256(text.encode()).hexdigest()[:8]

@@ -57,7 +57,7 @@ def suggest(
     Memories already in a composite are left alone. ``categories``, when given, are the ones
     a header may be written in (the pack's); others are left alone too. ``progress``, when
     given, is told (phase, done, total) as the work goes: "monoliths" by memory, every
-    ``PROGRESS_EVERY``, then "families" by category.
+    ``PROGRESS_EVERY``, then "families" by category, then "themes".
     """
     report = progress or (lambda phase, done, total: None)
     allowed = set(categories) if categories is not None else None
@@ -91,12 +91,9 @@ def suggest(
             header = draft_family_header(
                 texts, counter=counter, limit=header_limit
             ) or draft_header(subject, texts, counter=counter, noun="memories", limit=header_limit)
-            # The key changes when a member or its text does: a page showing an older draft
-            # is refused when applied.
-            seen = "\0".join(f"{m.id}:{m.content}" for m in group)
             found.append(
                 Suggestion(
-                    key=f"family:{category}:{hashlib.sha256(seen.encode()).hexdigest()[:12]}",
+                    key=_key(f"family:{category}", group),
                     kind="family",
                     category=category,
                     header=header,
@@ -108,6 +105,13 @@ def suggest(
     report("themes", 0, 1)
     found += _themes(headers, counter=counter, header_limit=header_limit, allowed=allowed)
     return found
+
+
+def _key(prefix: str, group: list[StructureMemory]) -> str:
+    """Return a group's key: it changes when a member or its text does, so a page showing an
+    older draft is refused when applied."""
+    seen = "\0".join(f"{m.id}:{m.content}" for m in group)
+    return f"{prefix}:{hashlib.sha256(seen.encode()).hexdigest()[:12]}"
 
 
 def _themes(headers: list[StructureMemory], *, counter, header_limit: int, allowed) -> list:
@@ -139,10 +143,9 @@ def _themes(headers: list[StructureMemory], *, counter, header_limit: int, allow
             noun="headers",
             limit=header_limit,
         )
-        seen = "\0".join(f"{h.id}:{h.content}" for h in group)
         themes.append(
             Suggestion(
-                key=f"theme:{hashlib.sha256(seen.encode()).hexdigest()[:12]}",
+                key=_key("theme", group),
                 kind="theme",
                 category=category,
                 header=header,

@@ -241,6 +241,8 @@ def _apply_the_assistant(project: Project, *, at_ms: int) -> tuple[list[Composit
             counter=counter,
             reason="Structured as the structure assistant suggested",
             at_ms=at_ms + round_number,
+            shown=plan.suggestions,
+            pk_of=plan.pk_of,
         )
         made += applied.composites
     return made, effects

@@ -127,6 +127,8 @@ class Command(BaseCommand):
                     counter=counter,
                     reason=options["reason"] or "Applied with manage.py suggest_structure --apply",
                     header_limit=options["header_limit"],
+                    shown=plan.suggestions,
+                    pk_of=plan.pk_of,
                 )
             except ValidationError as error:
                 raise CommandError(" ".join(error.messages)) from error
