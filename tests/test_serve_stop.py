@@ -17,25 +17,13 @@ from pathlib import Path
 import pytest
 
 from tests.interop.conftest import rows_for
-from tests.interop.server_processes import ROOT, Browserless, environment, manage
+from tests.interop.server_processes import ROOT, Browserless, environment, free_port, manage
 from tests.upstream_store import build_store
 
-PORTS = range(18500, 18600)
 STOPPED_WITHIN = 10.0
 PASSWORD = "serve-stop-password"
 
 pytestmark = pytest.mark.timeout(180)
-
-
-def _free_port() -> int:
-    for port in PORTS:
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port in 18500-18599")
 
 
 def _answers(port: int) -> bool:
@@ -96,7 +84,7 @@ class Serve:
         self.store = tmp_path / "context.db"
         if not self.store.exists():
             build_store(self.store, rows=rows_for(rows), fts=False)
-        self.port = _free_port()
+        self.port = free_port()
         self.log = tmp_path / f"serve-{self.port}.log"
         env = environment(self.var_dir)
         env["XDG_DATA_HOME"] = str(tmp_path / "no-xdg")
@@ -284,13 +272,13 @@ def test_the_web_server_listens_only_once_serve_lets_it_in(tmp_path, monkeypatch
     for key, value in environment(var_dir).items():
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    refused = GatedServer(f"127.0.0.1:{_free_port()}", cwd=ROOT)
+    refused = GatedServer(f"127.0.0.1:{free_port()}", cwd=ROOT)
     time.sleep(1)
     assert refused.process.poll() is None
     refused.close()
     assert refused.process.returncode is not None
 
-    port = _free_port()
+    port = free_port()
     gated = GatedServer(f"127.0.0.1:{port}", cwd=ROOT)
     try:
         time.sleep(2)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_serve_stop import _free_port
+from tests.interop.server_processes import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ("pyproject.toml", "setup.py", "README.md", "memadmin", "templates", "static", "packs")
@@ -85,7 +85,7 @@ def test_serve_demo_from_another_folder_serves_the_login_page_and_its_stylesheet
 ):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [installed / "bin" / "memadmin", "serve", "--demo", "--port", str(port)],
         cwd=elsewhere,

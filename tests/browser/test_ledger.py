@@ -118,7 +118,9 @@ def test_a_merge_box_and_a_start_box_refresh_the_split(logged_in_page, live_serv
     )
     page = logged_in_page("editor")
     page.goto(f"{live_server.url}/structure/fragment/{memory.pk}/")
-    page.get_by_label("into fragment 2", exact=True).check()
+    # A click, not check(): the merge's refresh renumbers the boxes (the merged one is gone),
+    # and check() reading the new "into fragment 2" back unticked would click it again.
+    page.get_by_label("into fragment 2", exact=True).click()
     page.locator("#split-section h2", has_text="3 details").wait_for()
     assert page.locator("#id_boundary-TOTAL_FORMS").input_value() == "2"
 
@@ -160,7 +162,7 @@ def test_typing_while_the_split_refreshes_is_kept_and_previewed(
             held.append(route)  # answered below
 
     page.route(re.compile(r"/structure/fragment/\d+/\?"), hold_the_first)
-    page.get_by_label("into fragment 3", exact=True).check()  # a refresh, held in flight
+    page.get_by_label("into fragment 3", exact=True).click()  # a refresh, held in flight
     page.locator("fieldset.fragment-split.htmx-request").wait_for()
     start = page.get_by_label("Fragment 3 starts on line", exact=True)
     assert start.input_value() == "4"

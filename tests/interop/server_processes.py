@@ -53,10 +53,23 @@ def python(var_dir: Path, script: str, **kwargs) -> subprocess.Popen:
     )
 
 
+# Each test process hands out its own ports, never one it handed out before: a server binds
+# its port only once it is ready (`memadmin.serve_web`), so a port probed free can still be
+# about to be taken by a server another test (or another xdist worker) is starting.
+_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+_PORTS = iter(range(18500 + 200 * _WORKER, 18700 + 200 * _WORKER))
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """Return a port free now that no other test process is given."""
+    for port in _PORTS:
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("this test process has used all its 200 ports")
 
 
 class Server:
