@@ -25,7 +25,12 @@ def test_placement_names_the_rule_that_decided():
     assert "never seen or verified" in placement(memory(2), memory(1, seen=5), "recent")
     assert "the lower id goes first, #1 before #2" in placement(memory(2), memory(1), "recent")
     assert "tie-break by id" in placement(memory(2), memory(1), "id")
-    assert "no importance" in placement(memory(2, importance=None), memory(1), "recent")
+    assert placement(memory(2, importance=None), memory(1), "recent") == (
+        "no importance: after every memory that has one"
+    )
+    assert placement(memory(2, importance=None), memory(1, importance=None), "recent") == (
+        "no importance: kept in the store's order (category, then latest update)"
+    )
 
 
 def test_an_excluded_row_says_what_it_needed_and_what_was_left():
