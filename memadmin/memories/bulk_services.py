@@ -23,13 +23,13 @@ from memadmin.audit.actors import as_actor
 from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
 from memadmin.core.clock import now_ms
+from memadmin.projects.store import StoreChange, store_backend
 from memadmin.taxonomy.models import Category
 
 from .archive_services import mark_archived, mark_restored, statuses_before_archive
 from .models import Memory
 from .relation_hooks import relations
 from .revision_fields import revision_for
-from .store_gateway import StoreChange, store_write
 
 ACTIONS = {
     "archive": "archive",
@@ -331,7 +331,7 @@ def bulk_apply(
         records.append((AUDIT_ACTIONS[action], memory, changes))
     resolved = as_actor(actor)
     receipts = [
-        store_write(
+        store_backend().write_memories(
             project=project,
             changes=[
                 StoreChange(m, reason=reason, expected_revision=revision_for(expected_revisions, m))

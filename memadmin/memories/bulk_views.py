@@ -20,6 +20,7 @@ from memadmin.accounts.roles import role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
 from memadmin.core.numbers import ids_in
+from memadmin.projects.store import StoreRowChanged
 from memadmin.web.addresses import address
 from memadmin.web.hidden_fields import carry
 from memadmin.web.htmx_request import HtmxHttpRequest
@@ -38,7 +39,6 @@ from .merge_services import StaleMerge, memory_merge, memory_merge_undo
 from .models import Memory
 from .revision_fields import revisions_text
 from .selectors import memories_version
-from .store_gateway import StoreRowChanged
 from .tables import MAX_PER_PAGE
 
 PAST_TENSE = {

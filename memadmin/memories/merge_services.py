@@ -26,13 +26,13 @@ from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import audit_record
 from memadmin.core.clock import now_ms
 from memadmin.core.hashing import normalized_hash
+from memadmin.projects.store import StoreChange, store_backend
 
 from .models import Memory
 from .relation_hooks import relations_cite, relations_repoint, relations_restore
 from .revision_fields import revision_for
 from .selectors import memories_version
 from .services import CONTENT_MAX_CHARS, DuplicateMemory
-from .store_gateway import StoreChange, store_write
 
 MERGE_ACTION = "merged"
 
@@ -214,7 +214,7 @@ def memory_merge(
             source.updated_at = max(now, source.updated_at + 1)
             prior[str(source.pk)]["archived_at"] = source.updated_at
         # The store takes the whole merge in one transaction, or memadmin writes none of it.
-        receipt = store_write(
+        receipt = store_backend().write_memories(
             project=result.project,
             changes=[StoreChange(result, "create")]
             + [
@@ -327,7 +327,7 @@ def memory_merge_undo(*, result: Memory, actor, reason: str = "") -> list[Memory
             source.expires_at = was["expires_at"]
             source.superseded_by = None
             source.updated_at = max(now, source.updated_at + 1)
-        receipt = store_write(
+        receipt = store_backend().write_memories(
             project=result.project,
             changes=[StoreChange(source) for source in sources] + [StoreChange(result, "delete")],
         )

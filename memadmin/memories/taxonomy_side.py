@@ -10,11 +10,11 @@ from simple_history.utils import bulk_update_with_history
 from memadmin.audit.actors import as_actor
 from memadmin.audit.services import audit_record
 from memadmin.core.clock import now_ms
+from memadmin.projects.store import StoreChange, StoreRefused, store_backend
 
 from .models import Memory
 from .selectors import LIVE_STATUSES
 from .services import memory_write_or_bump
-from .store_gateway import StoreChange, StoreRefused, store_write
 
 
 class TaxonomySide:
@@ -51,7 +51,9 @@ class TaxonomySide:
         resolved = as_actor(actor)
         acting_actor = {"history_actor": resolved.label, "history_actor_kind": resolved.kind}
         # A synced project's store takes the moves first, or the upgrade writes nothing.
-        receipt = store_write(project=project, changes=[StoreChange(m) for m in memories])
+        receipt = store_backend().write_memories(
+            project=project, changes=[StoreChange(m) for m in memories]
+        )
         bulk_update_with_history(
             memories,
             Memory,

@@ -18,11 +18,11 @@ from memadmin.core.packs import (
     criteria_to_dict,
     find_pack,
 )
+from memadmin.projects.store import store_backend
 
 from .criteria_fields import LABELS, field_changes, form_field_of
 from .models import Category, Pack, SurfaceHashRecord
 from .selectors import current_surface_hash, last_recorded_hash
-from .store_hooks import criteria_written
 
 
 def pack_spec_to_json(spec: PackSpec) -> dict:
@@ -238,7 +238,7 @@ def _override_put(
             category=current_category.name,
         )
         # Last: a store that refuses rolls all of the above back.
-        criteria_written(current_category.project)
+        store_backend().write_criteria(project=current_category.project)
     return current_category
 
 
@@ -312,7 +312,7 @@ def criteria_override_keep(
         current_category.previous_default = None
         current_category.revision += 1
         current_category.save()
-        criteria_written(current_category.project)
+        store_backend().write_criteria(project=current_category.project)
         audit_record(
             action="criteria_override_kept",
             target=current_category,

@@ -14,6 +14,7 @@ from memadmin.accounts.roles import has_role, role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
 from memadmin.projects.models import Project
+from memadmin.projects.store import CriteriaStoreRefused
 from memadmin.web.htmx_request import HtmxHttpRequest, partial_or_page
 
 from .criteria_fields import FIELDS
@@ -27,7 +28,6 @@ from .services import (
     criteria_override_keep,
     criteria_override_save,
 )
-from .store_hooks import CriteriaStoreRefused
 
 PAGE = "taxonomy/category.html"
 EDITOR = PAGE + "#editor-section"

@@ -20,8 +20,8 @@ from memadmin.memories.bulk_services import bulk_apply
 from memadmin.memories.merge_services import memory_merge, memory_merge_undo
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
-from memadmin.memories.store_gateway import StoreDuplicate
 from memadmin.projects.models import Project
+from memadmin.projects.store import StoreDuplicate
 from tests.interop.conftest import PROJECT
 from tests.interop.test_store_writes import store_exec, store_query, store_row
 from tests.interop.test_sync_threeway import agent_edit
