@@ -1,6 +1,6 @@
 """Archive memories, alone or superseded by a successor, and set what an archive or restore changes.
 
-The `mark_*` helpers and `statuses_before_archive` serve one memory or many: bulk_services
+The `mark_*` helpers and `statuses_before_archive` serve one memory or many: curation.bulk_services
 archives and restores through them; memory_update archives through `mark_archived` and
 drops the archive reason with `forget_archive_reason`.
 """

@@ -19,7 +19,7 @@ from memadmin.web.htmx_request import HtmxHttpRequest, partial_or_page
 
 from . import selectors
 from .bulk_forms import BulkForm, category_choices
-from .bulk_services import actions_allowed, restore_withheld
+from .bulk_offers import actions_allowed, restore_withheld
 from .forms import MemoryFilterForm, MemoryForm, ProjectSwitchForm
 from .models import Memory
 from .search import uses_index

@@ -1,8 +1,9 @@
 """Write packs and categories: installing a pack, editing criteria, recording the surface hash.
 
-Category names are never edited here: they belong to the pack (see `upgrade_services` for
-pack upgrades). People edit a category's criteria as an override of the pack default; every
-change that alters the assembled prompt texts records the new surface hash.
+Category names are never edited here: they belong to the pack (pack upgrades, which move
+memories too, are `memadmin/memories/pack_upgrade_services.py`). People edit a category's
+criteria as an override of the pack default; every change that alters the assembled prompt
+texts records the new surface hash.
 """
 
 from django.conf import settings
