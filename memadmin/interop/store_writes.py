@@ -26,7 +26,8 @@ from memadmin.core.contextdb import StoreError, composites_ddl, lifecycle
 from memadmin.core.contextdb import writing as store
 from memadmin.core.contextdb.opening import open_readonly
 from memadmin.memories.models import Memory
-from memadmin.memories.store_gateway import (
+from memadmin.projects.models import Project
+from memadmin.projects.store import (
     NOTHING,
     Receipt,
     StoreBusy,
@@ -35,7 +36,6 @@ from memadmin.memories.store_gateway import (
     StoreRefused,
     StoreRowChanged,
 )
-from memadmin.projects.models import Project
 from memadmin.web.store_rehearsal import rehearsing
 
 from .models import StoreBase, StoreComposites, SyncConflict, UpstreamProject, UpstreamStore

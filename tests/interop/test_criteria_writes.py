@@ -10,9 +10,9 @@ from memadmin.audit.models import AuditEvent
 from memadmin.interop.criteria_services import criteria_entries, criteria_key, surface_key
 from memadmin.interop.sync_services import context_db_sync
 from memadmin.projects.models import Project
+from memadmin.projects.store import CriteriaStoreRefused
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_clear, criteria_override_save
-from memadmin.taxonomy.store_hooks import CriteriaStoreRefused
 from tests.interop.conftest import PROJECT
 from tests.interop.test_criteria_services import meta, other_tables
 from tests.interop.test_store_refusals import HOLD_LOCK
