@@ -28,31 +28,23 @@ hypothesis_settings.load_profile("memadmin")
 
 
 @pytest.fixture(autouse=True)
-def _no_prepared_store_kept():
-    """Forget the ledger's prepared projects and remembered counts, the maps, the stale
-    headers and the kept searches after each test.
+def _fresh_process_caches():
+    """Start and end each test with nothing kept by the process (`reset_process_caches`).
 
-    Rolled-back tests give the same ids and markers again to other rows. The newer-store
-    notice starts each test knowing of none, checked just now: a test's pages cost no query
-    for it (tests/interop/test_newer_store.py asks for a fresh check).
+    Rolled-back tests give the same ids and markers again to other rows, and the database's
+    token counts roll back too. The newer-store notice starts each test knowing of none,
+    checked just now: a test's pages cost no query for it (tests/interop/test_newer_store.py
+    asks for a fresh check).
     """
-    from memadmin.interop.newer_stores import newer_forget
-
-    newer_forget(recheck=False)
-    yield
     from django.core.cache import cache
 
-    from memadmin.headermap.selectors import forget_maps
-    from memadmin.headermap.stale_count import forget_stale_heads
-    from memadmin.ledger.count_cache import forget_counts
-    from memadmin.ledger.prepared_cache import forget_prepared
-    from memadmin.memories.search_cache import forget_searches
+    from memadmin.core.process_cache import reset_process_caches
+    from memadmin.interop.newer_stores import newer_forget
 
-    forget_prepared()
-    forget_counts()  # the database's counts roll back; a process's memory of them must too
-    forget_maps()
-    forget_searches()
-    forget_stale_heads()
+    reset_process_caches()
+    newer_forget(recheck=False)
+    yield
+    reset_process_caches()
     cache.clear()  # the stale headers kept by the store's fingerprint, which comes again
 
 

@@ -30,7 +30,7 @@ from django.test import Client
 from django.urls import resolve
 from django.urls.exceptions import Resolver404
 
-from memadmin.ledger.count_cache import forget_counts
+from memadmin.core.process_cache import reset_process_caches
 from tests.test_url_permissions import build_path, undone, url_patterns, world  # noqa: F401
 
 # The values of issue 12 and more of their kind: Unicode digits that str.isdigit() accepts and
@@ -195,7 +195,7 @@ def _plan(world, client: Client) -> list[tuple[str, str, list[dict]]]:  # noqa: 
     not write the counts the first test of a process writes, and the plan (the admin's token
     count pages) would depend on which tests ran before.
     """
-    forget_counts()
+    reset_process_caches()
     groups = []
     seen: set[tuple[str, str]] = set()
     for patterns, area, entry in url_patterns():

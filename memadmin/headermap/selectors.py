@@ -12,15 +12,14 @@ them (`header_map_below`), a page of one category's memories no header reaches
 (`unreached_memories`).
 """
 
-import threading
-from collections import OrderedDict
 from collections.abc import Collection, Iterator, Sequence
 
 from django.db import connection
 
 from memadmin.composites.models import Composite, CompositeMember
-from memadmin.composites.store_markers import Markers, store_markers
+from memadmin.composites.store_markers import store_markers
 from memadmin.core.ledger.model import LedgerComposite
+from memadmin.core.process_cache import ProcessCache
 from memadmin.core.tokens import HeuristicCounter
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
@@ -97,14 +96,7 @@ def _composites(project: Project) -> list[LedgerComposite]:
 
 
 KEPT_MAPS = 2  # projects whose map a process keeps
-_maps: OrderedDict[int, tuple[Markers, HeaderMap]] = OrderedDict()
-_maps_lock = threading.Lock()
-
-
-def forget_maps() -> None:
-    """Drop every map this process keeps."""
-    with _maps_lock:
-        _maps.clear()
+header_maps: ProcessCache[HeaderMap] = ProcessCache("header maps", limit=KEPT_MAPS)  # by project
 
 
 def header_map(project: Project) -> HeaderMap:
@@ -114,18 +106,14 @@ def header_map(project: Project) -> HeaderMap:
     totals; the texts of the nodes a page shows are read when it asks (`HeaderMap.read_texts`).
     A process keeps the map while the store's markers stand still (one query to know).
     """
-    markers = store_markers()
-    kept = _maps.get(project.pk)
-    if kept is not None and kept[0] == markers:
-        return kept[1]
     # A generator: the map keeps the memories as columns, each tuple lives for one row.
-    tree = HeaderMap(_sized_memories(project), _composites(project), texts=_texts(project))
-    with _maps_lock:
-        _maps[project.pk] = (markers, tree)
-        _maps.move_to_end(project.pk)
-        while len(_maps) > KEPT_MAPS:
-            _maps.popitem(last=False)
-    return tree
+    return header_maps.get(
+        project.pk,
+        store_markers(),
+        lambda kept: HeaderMap(
+            _sized_memories(project), _composites(project), texts=_texts(project)
+        ),
+    )
 
 
 def header_map_below(project: Project, memory_id: int) -> HeaderMap | None:

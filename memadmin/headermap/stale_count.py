@@ -22,8 +22,6 @@ is the set counted afresh. Past PATCH_LIMIT new versions and events (a sync's bu
 or when a marker went back (a rolled-back or undone write), the set is counted whole.
 """
 
-import threading
-
 from django.db.models import (
     BigIntegerField,
     Case,
@@ -41,6 +39,7 @@ from django.db.models.functions import Cast, Coalesce
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite, CompositeMember
 from memadmin.composites.store_markers import Markers, store_markers
+from memadmin.core.process_cache import Kept, ProcessCache
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 
@@ -100,15 +99,8 @@ def _stale_parts(project: Project | None, heads) -> tuple[QuerySet, QuerySet]:
     return stale.order_by(), deleted.order_by()
 
 
-_kept: tuple[Markers, frozenset[int]] | None = None
-_lock = threading.Lock()
-
-
-def forget_stale_heads() -> None:
-    """Drop the stale header ids this process keeps."""
-    global _kept
-    with _lock:
-        _kept = None
+# One set for the whole store, under the markers it was counted at.
+stale_head_sets: ProcessCache[frozenset[int]] = ProcessCache("stale header ids", limit=1)
 
 
 def kept_stale_heads() -> frozenset[int]:
@@ -117,20 +109,15 @@ def kept_stale_heads() -> frozenset[int]:
     After a few writes, two: the markers, and the headers they can have touched with those
     of them stale now. After a larger write (a sync), the markers and a whole count.
     """
-    global _kept
     markers = store_markers()
-    kept = _kept
-    if kept is not None and kept[0] == markers:
-        return kept[1]
-    with _lock:
-        kept = _kept
+
+    def make(kept: Kept[frozenset[int]] | None) -> frozenset[int]:
         heads = None
-        if kept is not None and _patchable(kept[0], markers):
-            heads = _patched(kept[1], kept[0])
-        if heads is None:
-            heads = frozenset(stale_head_ids())
-        _kept = (markers, heads)
-    return heads
+        if kept is not None and _patchable(kept.version, markers):
+            heads = _patched(kept.value, kept.version)
+        return frozenset(stale_head_ids()) if heads is None else heads
+
+    return stale_head_sets.get("store", markers, make)
 
 
 def _patchable(before: Markers, now: Markers) -> bool:

@@ -19,6 +19,7 @@ from django.db import IntegrityError
 
 from memadmin.core.contextdb import StoreError
 from memadmin.core.contextdb.changes import StoreMarks, store_marks
+from memadmin.core.process_cache import ProcessCache
 
 from .models import UpstreamStore
 from .sync_lock import SyncBusy
@@ -27,9 +28,10 @@ from .sync_services import SyncRefused, context_db_sync
 FULL_EVERY_SECONDS = 10 * 60
 REASON = "periodic refresh by the background worker"
 
-# Per worker process: when each store was last synced whole, and the marks it failed at.
+# Per worker process: when each store was last synced whole, and the marks it failed at
+# (the version of a value that says nothing more).
 _last_full: dict[int, float] = {}
-_failed_at: dict[int, StoreMarks] = {}
+_failed_at: ProcessCache[None] = ProcessCache("refreshes refused at a store's marks")
 _started = time.monotonic()
 
 
@@ -50,9 +52,10 @@ def store_refresh(store: UpstreamStore) -> str:
     path = Path(store.path)
     if not path.exists():
         return "skipped: the store file is not there"
-    if store.pk in _failed_at:
+    failed = _failed_at.peek(store.pk)
+    if failed is not None:
         try:
-            if store_marks(path) == _failed_at[store.pk]:
+            if store_marks(path) == failed.version:
                 return "skipped: unchanged since its last refusal"
         except StoreError:
             return "skipped: unreadable, as at its last refusal"
@@ -73,7 +76,7 @@ def store_refresh(store: UpstreamStore) -> str:
     except Exception as error:  # recorded as a failed run by the sync itself
         _remember_failure(store, path)
         return f"failed: {error!r}"
-    _failed_at.pop(store.pk, None)
+    _failed_at.pop(store.pk)
     if full:
         _last_full[store.pk] = time.monotonic()
     if run is None:
@@ -89,6 +92,6 @@ def _sync(path: Path, *, incremental: bool):
 
 def _remember_failure(store: UpstreamStore, path: Path) -> None:
     try:
-        _failed_at[store.pk] = store_marks(path)
+        _failed_at.put(store.pk, store_marks(path), None)
     except StoreError:
-        _failed_at[store.pk] = StoreMarks(-1, -1, -1, -1)
+        _failed_at.put(store.pk, StoreMarks(-1, -1, -1, -1), None)

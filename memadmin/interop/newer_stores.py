@@ -8,30 +8,39 @@ store, and read again from the stores themselves at most every ``RECHECK_SECONDS
 query for the stores' paths, then each file's ``schema_migrations``).
 """
 
-import threading
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from memadmin.core.contextdb import StoreError
 from memadmin.core.contextdb.opening import open_readonly
 from memadmin.core.contextdb.write_checks import too_new_reason
+from memadmin.core.process_cache import ProcessCache
 
 from .models import UpstreamStore
 
 RECHECK_SECONDS = 30.0
+EVERY_STORE = "every store"  # the one key: the stores are read again all together
 
-_lock = threading.Lock()
-_reasons: dict[str, str] = {}
-_checked_at = [float("-inf")]
+
+class Checked(NamedTuple):
+    """The stores newer than memadmin knows (reason by path), as read at `at` (monotonic)."""
+
+    at: float
+    reasons: dict[str, str]
+
+
+newer_checks: ProcessCache[Checked] = ProcessCache("stores newer than memadmin knows")
 
 
 def newer_note(path: str | Path, reason: str) -> None:
     """Remember what a reader of the store at ``path`` found ("": not newer than known)."""
-    with _lock:
-        if reason:
-            _reasons[str(path)] = reason
-        else:
-            _reasons.pop(str(path), None)
+
+    def noted(checked: Checked) -> Checked:
+        reasons = {name: why for name, why in checked.reasons.items() if name != str(path)}
+        return checked._replace(reasons=reasons | ({str(path): reason} if reason else {}))
+
+    newer_checks.update(EVERY_STORE, noted)
 
 
 def newer_stores() -> list[tuple[str, str]]:
@@ -39,15 +48,17 @@ def newer_stores() -> list[tuple[str, str]]:
 
     Costs nothing while the process's answer is fresh; otherwise reads the stores again.
     """
-    if time.monotonic() - _checked_at[0] >= RECHECK_SECONDS:
-        newer_recheck()
-    with _lock:
-        return sorted(_reasons.items())
+    checked = newer_checks.get(EVERY_STORE, None, lambda kept: _read_stores(), still=_recent)
+    return sorted(checked.reasons.items())
 
 
-def newer_recheck() -> None:
+def _recent(checked: Checked) -> bool:
+    return time.monotonic() - checked.at < RECHECK_SECONDS
+
+
+def _read_stores() -> Checked:
     """Read every known store's schema version again (one query, then the files)."""
-    _checked_at[0] = time.monotonic()
+    at = time.monotonic()
     found = {}
     for path in UpstreamStore.objects.values_list("path", flat=True):
         try:
@@ -60,9 +71,7 @@ def newer_recheck() -> None:
             continue
         finally:
             connection.close()
-    with _lock:
-        _reasons.clear()
-        _reasons.update({path: reason for path, reason in found.items() if reason})
+    return Checked(at, {path: reason for path, reason in found.items() if reason})
 
 
 def newer_forget(*, recheck: bool = True) -> None:
@@ -70,6 +79,7 @@ def newer_forget(*, recheck: bool = True) -> None:
 
     Without ``recheck`` the process holds "none newer" for ``RECHECK_SECONDS`` (tests).
     """
-    with _lock:
-        _reasons.clear()
-    _checked_at[0] = float("-inf") if recheck else time.monotonic()
+    if recheck:
+        newer_checks.pop(EVERY_STORE)
+    else:
+        newer_checks.put(EVERY_STORE, None, Checked(time.monotonic(), {}))

@@ -25,6 +25,7 @@ from memadmin.core.clock import now_ms
 from memadmin.core.contextdb import StoreError, composites_ddl, lifecycle
 from memadmin.core.contextdb import writing as store
 from memadmin.core.contextdb.opening import open_readonly
+from memadmin.core.process_cache import ProcessCache
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 from memadmin.projects.store import (
@@ -83,7 +84,8 @@ class ContextDbGateway:
     """The store gateway: see the module."""
 
     def __init__(self):
-        self._probes: dict[int, tuple[float, str]] = {}
+        # By project: (when probed, why the store cannot take writes), for PROBE_SECONDS.
+        self._probes: ProcessCache[tuple[float, str]] = ProcessCache("store write probes")
 
     def write(self, *, project: Project, changes: Sequence[StoreChange]) -> Receipt:
         """Write the changes to the project's store, keep them pending, or do nothing."""
@@ -99,7 +101,7 @@ class ContextDbGateway:
         }
         if mode == PENDING:
             return self._pending(project, changes, olds)
-        self._probes.pop(project.pk, None)
+        self._probes.pop(project.pk)
         conflict = SyncConflict.objects.filter(memory_id__in=olds).first()
         if conflict is not None:
             raise StoreRowChanged(
@@ -174,12 +176,13 @@ class ContextDbGateway:
         """Return why the project's store cannot take writes now ("" when it can)."""
         if store_mode() != THROUGH:
             return ""
-        cached = self._probes.get(project.pk)
-        if cached is not None and time.monotonic() - cached[0] < PROBE_SECONDS:
-            return cached[1]
-        upstream = project_store(project)
-        reason = "" if upstream is None else probe(upstream, project.identity)
-        self._probes[project.pk] = (time.monotonic(), reason)
+
+        def make(kept) -> tuple[float, str]:
+            upstream = project_store(project)
+            reason = "" if upstream is None else probe(upstream, project.identity)
+            return time.monotonic(), reason
+
+        _, reason = self._probes.get(project.pk, None, make, still=_recent_probe)
         return reason
 
     def store_revision(self, memory: Memory) -> int | None:
@@ -234,6 +237,10 @@ class ContextDbGateway:
                 memory_id__in=memory_ids, pending_since__isnull=False
             ).values_list("memory_id", flat=True)
         )
+
+
+def _recent_probe(probed: tuple[float, str]) -> bool:
+    return time.monotonic() - probed[0] < PROBE_SECONDS
 
 
 def probe(upstream: UpstreamStore, identity: str) -> str:

@@ -19,6 +19,7 @@ from django.db import connection
 
 from memadmin.core.ledger import LedgerMemory
 from memadmin.core.ledger.render import counted_lines
+from memadmin.core.process_cache import Kept, ProcessCache
 from memadmin.core.tokens import TokenCounter
 
 from .count_keys import header_keys, memory_keys, text_key, text_key_array, text_keys, text_seed
@@ -220,7 +221,8 @@ class PreloadedCounter:
 
 
 REMEMBERED_LIMIT = 300_000  # counts per counter kept in a process: some 30 MB at worst
-_remembered: dict[str, dict[int, int]] = {}
+# By counter label: counts never go stale (version None), only too many.
+remembered_counts: ProcessCache[dict[int, int]] = ProcessCache("token counts by counter")
 
 
 def remembered(label: str) -> dict[int, int]:
@@ -232,18 +234,17 @@ def remembered(label: str) -> dict[int, int]:
     (a 64-bit key, some 32 bytes, and a count, most of them small) in a dict slot: about
     100 bytes, so 300,000 of them (three 100,000-memory stores) are some 30 MB.
     """
-    counts = _remembered.setdefault(label, {})
-    if len(counts) > REMEMBERED_LIMIT:
-        counts.clear()
-    return counts
+    return remembered_counts.get(
+        label, None, _emptied, still=lambda counts: len(counts) <= REMEMBERED_LIMIT
+    )
 
 
-def forget_counts() -> None:
-    """Empty this process's memory of counts and of prepared projects (the database keeps them)."""
-    from .prepared_cache import forget_prepared  # it keeps counters that remember counts
-
-    _remembered.clear()
-    forget_prepared()
+def _emptied(kept: Kept[dict[int, int]] | None) -> dict[int, int]:
+    """Return the kept counts emptied in place (the counters holding them see it), or new."""
+    if kept is None:
+        return {}
+    kept.value.clear()
+    return kept.value
 
 
 def counts_for(

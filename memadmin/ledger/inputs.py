@@ -15,6 +15,7 @@ from functools import cached_property
 
 from memadmin.composites.models import Composite, CompositeMember
 from memadmin.core.ledger import LedgerComposite, LedgerMemory
+from memadmin.core.process_cache import ProcessCache
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 
@@ -99,9 +100,9 @@ def memory_rows(project: Project, pks: Sequence[int] | None = None) -> list[tupl
     if pks is not None:
         memories = memories.filter(pk__in=pks)
     rows = memories.order_by().values_list(*MEMORY_FIELDS).iterator(chunk_size=FETCH_CHUNK)
-    if len(_shared_words) > SHARED_WORDS_LIMIT:
-        _shared_words.clear()
-    once = _shared_words.setdefault
+    once = shared_words.get(
+        "words", None, lambda kept: {}, still=lambda words: len(words) <= SHARED_WORDS_LIMIT
+    ).setdefault
     return [
         (
             pk,
@@ -148,7 +149,7 @@ def memory_rows(project: Project, pks: Sequence[int] | None = None) -> list[tupl
 
 # The words memory rows repeat (categories, statuses, scopes...), each kept once per process.
 SHARED_WORDS_LIMIT = 10_000
-_shared_words: dict = {}
+shared_words: ProcessCache[dict] = ProcessCache("repeated words of memory rows")
 
 
 def composite_rows(project: Project) -> tuple[list[tuple], list[tuple]]:

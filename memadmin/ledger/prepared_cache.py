@@ -21,7 +21,6 @@ foreign rows, a prepared store) is kept with the entry and dropped whenever the 
 since a workspace's other members may be what changed.
 """
 
-import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -32,6 +31,7 @@ from memadmin.composites.store_markers import Markers, store_markers
 from memadmin.core.ledger import LedgerResult, ReadStore, assemble_read
 from memadmin.core.ledger.model import Mode, TieBreak, TokenCounter
 from memadmin.core.ledger.patching import next_expiry
+from memadmin.core.process_cache import Kept, ProcessCache
 from memadmin.ledger.free_memory import give_back_free_memory
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
@@ -159,38 +159,26 @@ class PreparedEntry:
         return results, cached.store.save()
 
 
-_entries: OrderedDict[int, PreparedEntry] = OrderedDict()
-_lock = threading.Lock()
-
-
-def forget_prepared() -> None:
-    """Drop every prepared project this process keeps."""
-    with _lock:
-        _entries.clear()
+# By project, under the store's markers and while the clock stays in the entry's window.
+prepared_projects: ProcessCache[PreparedEntry] = ProcessCache(
+    "prepared ledger projects",
+    limit=KEPT_MEMORIES,
+    weight=lambda entry: len(entry.inputs.memories),
+)
 
 
 def prepared_for(project: Project, *, now_ms: int) -> PreparedEntry:
     """Return the project prepared as the store is now and as the clock stands."""
     markers = store_markers()
-    entry = _entries.get(project.pk)
-    if entry is not None and entry.markers == markers and _in_window(entry, now_ms):
-        _entries.move_to_end(project.pk)
-        return entry
-    with _lock:
-        entry = _entries.get(project.pk)
-        if entry is None or not _in_window(entry, now_ms):
-            entry = _read(project, markers, now_ms)
-        elif entry.markers != markers:
-            entry = _brought_up_to_date(project, entry, markers, now_ms)
-        _entries[project.pk] = entry
-        _entries.move_to_end(project.pk)
-        while len(_entries) > 1 and _kept_memories() > KEPT_MEMORIES:
-            _entries.popitem(last=False)
-    return entry
 
+    def make(kept: Kept[PreparedEntry] | None) -> PreparedEntry:
+        if kept is None or not _in_window(kept.value, now_ms):
+            return _read(project, markers, now_ms)
+        return _brought_up_to_date(project, kept.value, markers, now_ms)
 
-def _kept_memories() -> int:
-    return sum(len(entry.inputs.memories) for entry in _entries.values())
+    return prepared_projects.get(
+        project.pk, markers, make, still=lambda entry: _in_window(entry, now_ms)
+    )
 
 
 def _in_window(entry: PreparedEntry, now_ms: int) -> bool:

@@ -11,13 +11,12 @@ sync's bulk rows, each written with its history version). A search whose state m
 worked out again.
 """
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from django.db import connection
 
 from memadmin.audit.models import StoreVersion
+from memadmin.core.process_cache import ProcessCache
 
 from .models import Memory
 
@@ -28,16 +27,15 @@ State = tuple[int, int]
 
 @dataclass
 class KeptSearch:
-    """What is known of one search at one state of the memories."""
+    """What is known of one search at one state of the memories (kept under that state)."""
 
-    state: State
     count: int | None = None
     ids: list[int] = field(default_factory=list)  # the best hits, best first
     complete: bool = False  # ids holds every hit
 
 
-_kept: OrderedDict[tuple, KeptSearch] = OrderedDict()
-_lock = threading.Lock()
+# By the words and the filters' SQL, under the memories' state.
+kept_searches: ProcessCache[KeptSearch] = ProcessCache("text searches", limit=KEPT)
 
 
 def memories_state() -> State:
@@ -55,18 +53,4 @@ def memories_state() -> State:
 
 def kept_search(key: tuple, state: State) -> KeptSearch:
     """Return what is kept of the search at this state, made empty if its state moved."""
-    with _lock:
-        entry = _kept.get(key)
-        if entry is None or entry.state != state:
-            entry = KeptSearch(state)
-            _kept[key] = entry
-        _kept.move_to_end(key)
-        while len(_kept) > KEPT:
-            _kept.popitem(last=False)
-        return entry
-
-
-def forget_searches() -> None:
-    """Drop every kept search (the test suite does, as ids come again after a rollback)."""
-    with _lock:
-        _kept.clear()
+    return kept_searches.get(key, state, lambda kept: KeptSearch())

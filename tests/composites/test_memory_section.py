@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from memadmin.composites.selectors import memory_composites
 from memadmin.composites.services import composite_create
-from memadmin.ledger.prepared_cache import forget_prepared
+from memadmin.ledger.prepared_cache import prepared_projects
 from tests.html_tree import find, find_all, links, text
 
 pytestmark = pytest.mark.django_db
@@ -57,7 +57,7 @@ def test_memory_page_query_count_is_constant(client_as, steps, make_memories):
     def queries_for(memory) -> int:
         # The injection line reads the project through the process's prepared store: start
         # each count with none, so both counts take the same path.
-        forget_prepared()
+        prepared_projects.clear()
         with CaptureQueriesContext(connection) as captured:
             assert client.get(reverse("memories:detail", args=[memory.pk])).status_code == 200
         return len(captured)

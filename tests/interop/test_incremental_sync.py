@@ -23,7 +23,6 @@ LATER = BASE_TIME_MS + 3_600_000
 @pytest.fixture(autouse=True)
 def _fresh_refresh_state(monkeypatch):
     monkeypatch.setattr(incremental, "_last_full", {})
-    monkeypatch.setattr(incremental, "_failed_at", {})
     monkeypatch.setattr(incremental, "_started", time.monotonic())
 
 

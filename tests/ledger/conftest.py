@@ -3,16 +3,9 @@
 import pytest
 
 from memadmin.composites.services import composite_create
-from memadmin.ledger.count_cache import forget_counts
 from memadmin.memories.services import memory_create
 
 NOW = 1_800_000_000_000
-
-
-@pytest.fixture(autouse=True)
-def fresh_process():
-    """Each test starts as a new process would: no counts remembered outside the database."""
-    forget_counts()
 
 
 @pytest.fixture

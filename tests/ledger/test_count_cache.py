@@ -8,8 +8,9 @@ from django.test.utils import CaptureQueriesContext
 from memadmin.core.hashing import content_digest64
 from memadmin.core.ledger import LedgerMemory, PreparedStore
 from memadmin.core.ledger.render import category_tags_text, counted_lines, escape_content
+from memadmin.core.process_cache import reset_process_caches
 from memadmin.core.tokens import HeuristicCounter
-from memadmin.ledger.count_cache import CountStore, cache_label, counts_for, forget_counts
+from memadmin.ledger.count_cache import CountStore, cache_label, counts_for
 from memadmin.ledger.count_keys import header_keys, line_keys, memory_keys, text_keys
 from memadmin.ledger.counters import CounterChoice
 from memadmin.ledger.models import TokenCount
@@ -45,7 +46,7 @@ def test_counts_are_loaded_in_one_query_and_saved_in_bulk():
     assert [cold.count(text) for text in texts] == [HEURISTIC.count(text) for text in texts]
     assert store.save() == 50
     assert TokenCount.objects.filter(counter="heuristic").count() == 50
-    forget_counts()  # a new process
+    reset_process_caches()  # a new process
     with CaptureQueriesContext(connection) as queries:
         warm, warm_store = counts_for(HEURISTIC, texts)
     assert len(queries) == 1
@@ -149,7 +150,7 @@ def test_a_text_with_a_lone_surrogate_is_counted_and_stored():
     cached, store = counts_for(HEURISTIC, ["\ud800 broken"])
     assert cached.count("\ud800 broken") == HEURISTIC.count("\ud800 broken")
     assert store.save() == 1
-    forget_counts()
+    reset_process_caches()
     recorder = RecordingCounter()
     again, _ = counts_for(recorder, ["\ud800 broken"])
     assert again.count("\ud800 broken") == HEURISTIC.count("\ud800 broken")
@@ -163,7 +164,7 @@ def test_the_predicted_texts_are_every_text_an_assembly_counts(project, sop):
     ledger_preview(project, budget=4000, counter=CounterChoice(recorder), now_ms=NOW)
     prepared = PreparedStore(inputs.memories, inputs.composites, now_ms=NOW)
     assert set(recorder.texts) <= set(prepared.texts())
-    forget_counts()
+    reset_process_caches()
     again = RecordingCounter()
     preview = ledger_preview(project, budget=4000, counter=CounterChoice(again), now_ms=NOW)
     assert again.texts == [] and preview.counted == 0
@@ -178,7 +179,7 @@ def test_a_warm_preview_reads_counts_in_one_query(project, sop):
     counter = CounterChoice(HEURISTIC)
     options = {"budget": 4000, "counter": counter, "now_ms": NOW, "modes": ("pack", "headers")}
     ledger_preview(project, **options)
-    forget_counts()
+    reset_process_caches()
     with CaptureQueriesContext(connection) as new_process:
         ledger_preview(project, **options)
     with CaptureQueriesContext(connection) as same_process:
@@ -280,7 +281,7 @@ def test_a_warm_preview_renders_only_the_lines_it_injects(project, sop, remember
     options = {"budget": 500, "now_ms": NOW, "modes": ("plugin", "headers", "pack")}
     cold = ledger_preview(project, counter=CounterChoice(RecordingCounter()), **options)
     assert cold.counted > 40 and len(rendered) > 40
-    forget_counts()
+    reset_process_caches()
     rendered.clear()
     counter = RecordingCounter()
     warm = ledger_preview(project, counter=CounterChoice(counter), **options)
@@ -306,7 +307,7 @@ def test_an_edited_memory_is_counted_anew_under_its_new_digest(project, sop, ren
     patched = ledger_preview(project, counter=CounterChoice(counter), **options)
     line = f"#{standalone.pk}: {escape_content(longer)}\n"
     assert counter.texts == [line] and patched.counted == 1
-    forget_counts()
+    reset_process_caches()
     fresh_counter = RecordingCounter()
     fresh = ledger_preview(project, counter=CounterChoice(fresh_counter), **options)
     assert fresh_counter.texts == []  # stored by the patched preview, under the new key
@@ -340,7 +341,7 @@ def test_a_workspace_members_memory_is_counted_by_its_line_with_its_source(tmp_p
     ((_, costs),) = store._costs.values()  # the one mode's, by memory id
     for memory in foreign:
         assert costs[memory.id] == HEURISTIC.count(counted_lines([memory], {})[0])
-    forget_counts()
+    reset_process_caches()
     warm_counter = RecordingCounter()
     warm = ledger_preview(project, counter=CounterChoice(warm_counter), **options)
     assert warm_counter.texts == []

@@ -132,7 +132,7 @@ def test_after_edits_the_kept_inputs_are_those_read_afresh(project, sop, remembe
 
 def test_after_edits_the_patched_previews_are_those_prepared_afresh(project, sop):
     """Each mode's store patched after an edit assembles exactly as one prepared anew."""
-    from memadmin.ledger.prepared_cache import forget_prepared
+    from memadmin.ledger.prepared_cache import prepared_projects
 
     edits = [
         (sop["steps"][1], {"content": "Step 2: <do> it & twice."}),
@@ -143,7 +143,7 @@ def test_after_edits_the_patched_previews_are_those_prepared_afresh(project, sop
     for memory, change in edits:
         memory_update(memory=memory, actor="agent", **change)
         patched = [preview(project, budget=budget) for budget in (500, 4000)]
-        forget_prepared()
+        prepared_projects.clear()
         fresh = [preview(project, budget=budget) for budget in (500, 4000)]
         for one, other in zip(patched, fresh, strict=True):
             assert one.results == other.results
@@ -178,7 +178,7 @@ def test_costed_lines_are_let_go_and_another_counter_assembles_as_afresh(project
     """After a preview the stores keep no memory's line and the process no text; a second
     counter renders the lines again and assembles as a fresh process does."""
     from memadmin.ledger.count_cache import remembered
-    from memadmin.ledger.prepared_cache import forget_prepared
+    from memadmin.ledger.prepared_cache import prepared_projects
 
     preview(project)
     entry = prepared_for(project, now_ms=NOW)
@@ -190,7 +190,7 @@ def test_costed_lines_are_let_go_and_another_counter_assembles_as_afresh(project
     doubled = CounterChoice(DoubledCounter())
     options = {"budget": 900, "now_ms": NOW, "modes": ("pack", "headers")}
     again = ledger_preview(project, counter=doubled, **options)
-    forget_prepared()
+    prepared_projects.clear()
     fresh = ledger_preview(project, counter=doubled, **options)
     assert again.results == fresh.results
     assert again.results["pack"].used_tokens > 0

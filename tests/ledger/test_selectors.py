@@ -5,8 +5,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memadmin.core.ledger import LedgerError, assemble, assemble_read, read_for_mode
+from memadmin.core.process_cache import reset_process_caches
 from memadmin.core.tokens import ClaudeCounter, CounterUnavailable, HeuristicCounter
-from memadmin.ledger.count_cache import forget_counts
 from memadmin.ledger.counters import CounterChoice
 from memadmin.ledger.models import TokenCount
 from memadmin.ledger.selectors import display_ids, ledger_inputs, ledger_preview
@@ -125,7 +125,7 @@ def test_the_claude_counter_gives_the_same_preview_through_the_cache(project, so
         counter=claude,
     )
     for _ in ("cold", "warm"):
-        forget_counts()
+        reset_process_caches()
         preview = ledger_preview(project, budget=600, counter=CounterChoice(claude), now_ms=NOW)
         assert preview.results["plugin"].rows == direct.rows
         assert preview.results["plugin"].counter_name == "claude"

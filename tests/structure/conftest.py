@@ -1,3 +1,3 @@
 """Fixtures for the Structure pages: the ledger's project writer and fresh count cache."""
 
-from tests.ledger.conftest import fresh_process, remember  # noqa: F401
+from tests.ledger.conftest import remember  # noqa: F401

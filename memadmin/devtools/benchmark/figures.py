@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from memadmin.core.clock import now_ms
 from memadmin.core.ledger import BUDGET_DEFAULT, LedgerResult, PreparedStore, assemble_prepared
-from memadmin.ledger.count_cache import counts_for, forget_counts
+from memadmin.core.process_cache import reset_process_caches
+from memadmin.ledger.count_cache import counts_for
 from memadmin.ledger.counters import CounterChoice
 from memadmin.ledger.models import TokenCount
 from memadmin.ledger.selectors import LedgerInputs, ledger_inputs
@@ -65,7 +66,7 @@ def time_assembly(
     if cache == "cold":
         TokenCount.objects.all().delete()
     if cache != "hot":
-        forget_counts()
+        reset_process_caches()
     start = time.perf_counter()
     cpu_start = time.process_time()
     prepared = PreparedStore(inputs.memories, inputs.composites, now_ms=now_ms())
