@@ -36,7 +36,7 @@ def _no_prepared_store_kept():
     notice starts each test knowing of none, checked just now: a test's pages cost no query
     for it (tests/interop/test_newer_store.py asks for a fresh check).
     """
-    from memadmin.interop.newer_stores import newer_forget
+    from memadmin.interop.write_through.newer_stores import newer_forget
 
     newer_forget(recheck=False)
     yield

@@ -22,8 +22,8 @@ from django.urls import reverse
 
 from memadmin.audit.models import AuditEvent
 from memadmin.interop.models import StoreBase
-from memadmin.interop.sync_runs import SyncRefused
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.runs import SyncRefused
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
 from tests.html_tree import find, find_all, posted, text

@@ -11,13 +11,13 @@ class InteropConfig(AppConfig):
         from memadmin.memories import store_gateway
         from memadmin.taxonomy import store_hooks
 
-        from .composite_publish import GATEWAY as COMPOSITE_GATEWAY
-        from .criteria_writes import CRITERIA_GATEWAY
-        from .store_writes import GATEWAY
-        from .write_gate import install
+        from .composites.publish import GATEWAY as COMPOSITE_GATEWAY
+        from .write_through.criteria_writes import CRITERIA_GATEWAY
+        from .write_through.store_writes import GATEWAY
+        from .writing.write_gate import install
 
         store_gateway.register(GATEWAY)
         store_hooks.register(CRITERIA_GATEWAY)
         composite_gateway.register(COMPOSITE_GATEWAY)
         # Each SQLite connection tells a running sync when it waits for the write lock.
-        connection_created.connect(install, dispatch_uid="memadmin.interop.write_gate")
+        connection_created.connect(install, dispatch_uid="memadmin.interop.writing.write_gate")

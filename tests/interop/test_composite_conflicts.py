@@ -6,10 +6,10 @@ from django.urls import reverse
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_member_add, composite_set_type
-from memadmin.interop.composite_conflicts import composite_conflicts
-from memadmin.interop.composite_publish import composites_publish, composites_unpublish
+from memadmin.interop.composites.conflicts import composite_conflicts
+from memadmin.interop.composites.publish import composites_publish, composites_unpublish
 from memadmin.interop.models import StoreComposite
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from tests.html_tree import Node, attribute, find, find_all, links, submitted, text
 from tests.interop.conftest import sha256

@@ -17,13 +17,13 @@ from memadmin.composites.services import (
     composite_set_title,
     composite_set_type,
 )
-from memadmin.interop.composite_publish import (
+from memadmin.interop.composites.publish import (
     PublishRefused,
     composites_publish,
     composites_unpublish,
 )
 from memadmin.interop.models import StoreComposite, StoreComposites, UpstreamStore
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.merge_services import memory_merge, memory_merge_undo
 from memadmin.memories.models import Memory
 from tests.interop.conftest import rows_for, sha256

@@ -8,9 +8,9 @@ from django.core.exceptions import ValidationError
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create, composite_delete, composite_member_add
 from memadmin.core.contextdb import composites_ddl
-from memadmin.interop.composite_publish import composites_publish
+from memadmin.interop.composites.publish import composites_publish
 from memadmin.interop.models import StoreComposite, SyncRun, UpstreamStore
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from tests.interop.conftest import rows_for
 from tests.interop.test_composite_publish import store_composites

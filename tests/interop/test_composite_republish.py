@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 
 from memadmin.composites.services import composite_create, composite_member_add
-from memadmin.interop.composite_publish import composites_publish, composites_unpublish
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.composites.publish import composites_publish, composites_unpublish
+from memadmin.interop.writing.services import context_db_sync
 from tests.html_tree import find, find_all, links, text
 from tests.interop.test_composite_publish import store_composites, synced  # noqa: F401
 

@@ -7,9 +7,9 @@ from django.urls import reverse
 
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create, composite_fingerprint
-from memadmin.interop.composite_publish import composites_publish
+from memadmin.interop.composites.publish import composites_publish
 from memadmin.interop.models import StoreComposites, UpstreamStore
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from tests.html_tree import field_error, find, find_all, text
 from tests.interop.conftest import rows_for, sha256

@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
 from memadmin.audit.models import AuditEvent
-from memadmin.interop.criteria_services import (
+from memadmin.interop.write_through.criteria_services import (
     criteria_entries,
     criteria_export,
     criteria_key,

@@ -7,8 +7,12 @@ import sys
 import pytest
 
 from memadmin.audit.models import AuditEvent
-from memadmin.interop.criteria_services import criteria_entries, criteria_key, surface_key
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.write_through.criteria_services import (
+    criteria_entries,
+    criteria_key,
+    surface_key,
+)
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_clear, criteria_override_save

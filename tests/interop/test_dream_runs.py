@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from memadmin.core.contextdb.dream_runs import read_dream_runs
 from memadmin.core.contextdb.opening import open_readonly
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.projects.models import Project
 from tests import html_tree
 from tests.interop.conftest import OTHER_PROJECT, PROJECT

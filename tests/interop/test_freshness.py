@@ -5,10 +5,10 @@ import pytest
 from django.urls import reverse
 
 from memadmin.core.clock import now_ms
-from memadmin.interop.freshness import STALE_AFTER_MS
 from memadmin.interop.models import StoreWatermark, UpstreamStore
-from memadmin.interop.sync_services import context_db_sync
-from memadmin.interop.worker_leases import lease_renew
+from memadmin.interop.worker.freshness import STALE_AFTER_MS
+from memadmin.interop.worker.leases import lease_renew
+from memadmin.interop.writing.services import context_db_sync
 from tests.html_tree import find_all, text
 from tests.upstream_store import make_row
 

@@ -7,10 +7,11 @@ import time
 import pytest
 
 from memadmin.core.hashing import normalized_hash as memory_normalized_hash
-from memadmin.interop import incremental, sync_plan
-from memadmin.interop.incremental import stores_refresh
 from memadmin.interop.models import StoreWatermark, SyncRun
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.planning import plan
+from memadmin.interop.worker import incremental
+from memadmin.interop.worker.incremental import stores_refresh
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from tests.interop.conftest import OTHER_PROJECT, PROJECT, rows_for
 from tests.upstream_store import BASE_TIME_MS, make_row
@@ -31,7 +32,7 @@ def _fresh_refresh_state(monkeypatch):
 def planned(monkeypatch):
     """Return the list of how many store rows each plan was given."""
     sizes, given = [], []
-    add, finish = sync_plan.Planner.add, sync_plan.Planner.finish
+    add, finish = plan.Planner.add, plan.Planner.finish
 
     def add_spy(planner, memories, *rest):
         given.append(len(memories))
@@ -42,8 +43,8 @@ def planned(monkeypatch):
         given.clear()
         return finish(planner)
 
-    monkeypatch.setattr(sync_plan.Planner, "add", add_spy)
-    monkeypatch.setattr(sync_plan.Planner, "finish", finish_spy)
+    monkeypatch.setattr(plan.Planner, "add", add_spy)
+    monkeypatch.setattr(plan.Planner, "finish", finish_spy)
     return sizes
 
 

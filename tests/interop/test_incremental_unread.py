@@ -5,7 +5,7 @@ import sqlite3
 import pytest
 
 from memadmin.interop.models import UnreadValue
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from tests.interop.test_incremental_sync import LATER, spread_rows
 
 pytestmark = pytest.mark.django_db

@@ -12,9 +12,9 @@ import json
 import pytest
 
 from memadmin.core.hashing import normalized_hash
-from memadmin.interop.conflict_services import conflict_resolve
+from memadmin.interop.conflicts.services import conflict_resolve
 from memadmin.interop.models import SyncConflict
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.bulk_services import bulk_apply
 from memadmin.memories.merge_services import memory_merge, memory_merge_undo

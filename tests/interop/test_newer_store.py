@@ -5,8 +5,8 @@ from django.urls import reverse
 
 from memadmin.core.contextdb import StoreError, write_store_meta
 from memadmin.core.contextdb.write_checks import NEWEST_TESTED_SCHEMA
-from memadmin.interop.store_writes import GATEWAY
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.write_through.store_writes import GATEWAY
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.services import memory_update
 from memadmin.memories.store_gateway import StoreRefused
 from tests.interop.conftest import sha256
@@ -79,7 +79,7 @@ def test_every_page_names_a_newer_store_without_a_query(newer_store, client_as):
     from django.test.utils import CaptureQueriesContext
 
     from memadmin.interop.context_processors import newer_stores_notice
-    from memadmin.interop.newer_stores import newer_forget
+    from memadmin.interop.write_through.newer_stores import newer_forget
 
     newer_forget()
     page = client_as("viewer").get(reverse("home")).content.decode()
@@ -94,7 +94,7 @@ def test_every_page_names_a_newer_store_without_a_query(newer_store, client_as):
 
 def test_a_store_brought_back_to_a_known_version_loses_the_notice(newer_store, client_as):
     """The next check of the stores clears a store no longer newer than known."""
-    from memadmin.interop.newer_stores import newer_forget, newer_stores
+    from memadmin.interop.write_through.newer_stores import newer_forget, newer_stores
 
     newer_forget()
     assert newer_stores()

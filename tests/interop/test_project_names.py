@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from memadmin.audit.models import AuditEvent
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.projects.models import Project
 from tests import html_tree
 from tests.interop.test_store_writes import store_exec

@@ -8,8 +8,8 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from memadmin.core.contextdb.proposals import proposed_change, read_proposals
-from memadmin.interop.proposals import NO_HUMAN_DECISION
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.store_reads.proposals import NO_HUMAN_DECISION
+from memadmin.interop.writing.services import context_db_sync
 from tests.interop.conftest import OTHER_PROJECT, PROJECT
 from tests.interop.test_store_writes import store_exec, store_query, synced
 from tests.lifecycle_store import add_lifecycle

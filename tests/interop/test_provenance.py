@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from tests.html_tree import find, text
 from tests.interop.test_store_writes import store_exec, synced
 from tests.lifecycle_store import add_lifecycle

@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 
 from memadmin.core.contextdb.writing import read_revisions
-from memadmin.interop.store_writes import GATEWAY
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.write_through.store_writes import GATEWAY
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from tests.html_tree import find, posted
 from tests.interop.test_store_writes import store_exec, store_query, store_row, synced

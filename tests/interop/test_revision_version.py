@@ -10,8 +10,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from memadmin.interop.store_writes import GATEWAY
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.write_through.store_writes import GATEWAY
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.services import memory_update
 from memadmin.memories.store_gateway import StoreRowChanged
 from tests.interop.test_store_writes import store_exec, store_query, store_row, synced

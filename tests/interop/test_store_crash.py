@@ -33,7 +33,7 @@ SERVE_AND_HANG = """
 import sys, time
 from django.core.servers.basehttp import run
 from django.core.wsgi import get_wsgi_application
-from memadmin.interop import store_writes
+from memadmin.interop.write_through import store_writes
 
 def hang_after_the_store_committed(self):
     print("store committed", flush=True)

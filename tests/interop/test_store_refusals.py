@@ -9,8 +9,8 @@ import pytest
 from django.db import transaction
 
 from memadmin.audit.models import AuditEvent
-from memadmin.interop.store_writes import GATEWAY
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.write_through.store_writes import GATEWAY
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
 from memadmin.memories.store_gateway import StoreBusy, StoreRefused, StoreRowChanged

@@ -9,8 +9,8 @@ from django.urls import reverse
 
 from memadmin.audit.models import AuditEvent
 from memadmin.interop.models import SyncConflict
-from memadmin.interop.store_writes import GATEWAY
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.write_through.store_writes import GATEWAY
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.services import CONTENT_MAX_CHARS, memory_update
 from tests.html_tree import attribute, field_error, find, find_all, links, submitted
 from tests.interop.conftest import PROJECT

@@ -8,7 +8,7 @@ import pytest
 from memadmin.audit.models import AuditEvent
 from memadmin.history.revert_services import memory_revert
 from memadmin.interop.models import StoreBase
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.archive_services import memory_archive
 from memadmin.memories.bulk_services import bulk_apply
 from memadmin.memories.merge_services import memory_merge, memory_merge_undo

@@ -9,7 +9,7 @@ from django.utils.html import escape
 from pytest_django.asserts import assertContains
 
 from memadmin.interop.models import SyncRun
-from memadmin.interop.progress import ProgressBar, render
+from memadmin.interop.worker.progress import ProgressBar, render
 from tests.interop.conftest import OTHER_PROJECT, PROJECT
 from tests.upstream_store import make_row
 

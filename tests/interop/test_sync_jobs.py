@@ -4,10 +4,10 @@ import pytest
 from django.core.management import call_command
 
 from memadmin.core.clock import now_ms
-from memadmin.interop import sync_jobs
 from memadmin.interop.models import SyncJob, SyncRun, UpstreamStore
-from memadmin.interop.sync_jobs import SILENT_MS, job_queue, job_reap
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.worker import jobs
+from memadmin.interop.worker.jobs import SILENT_MS, job_queue, job_reap
+from memadmin.interop.writing.services import context_db_sync
 from tests.interop.conftest import rows_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,7 +45,7 @@ def test_a_task_that_dies_records_a_failed_run_with_the_reason(known_store, monk
     def killed(**options):
         raise SystemExit("worker told to stop")
 
-    monkeypatch.setattr(sync_jobs, "context_db_sync", killed)
+    monkeypatch.setattr(jobs, "context_db_sync", killed)
     job = job_queue(store=known_store, actor="system")
     call_command("run_worker", "--batch")
     job.refresh_from_db()

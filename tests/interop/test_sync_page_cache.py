@@ -7,8 +7,8 @@ With SQLite's default 2 MB cache, the 450,000-row first sync peaked at 529 MB in
 import pytest
 from django.db import connection
 
-from memadmin.interop.sync_page_cache import SYNC_CACHE_KIB, sync_page_cache
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.page_cache import SYNC_CACHE_KIB, sync_page_cache
+from memadmin.interop.writing.services import context_db_sync
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 from memadmin.core.contextdb import UpstreamMemory
 from memadmin.core.hashing import normalized_hash
-from memadmin.interop.sync_plan import ADOPTED, BACK, CHANGED, plan_sync, upstream_values
+from memadmin.interop.planning.plan import ADOPTED, BACK, CHANGED, plan_sync, upstream_values
 
 P = "git:" + "a" * 40
 CATEGORIES = {P: frozenset({"PROJECT_RULES", "NAMING"})}

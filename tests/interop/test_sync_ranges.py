@@ -9,11 +9,11 @@ from memadmin.core.contextdb import read_store
 from memadmin.core.contextdb.ranges import StoreRanges
 from memadmin.core.hashing import normalized_hash
 from memadmin.interop.models import UpstreamStore
-from memadmin.interop.sync_plan import plan_sync
-from memadmin.interop.sync_pushes import plan_bases
-from memadmin.interop.sync_ranges import plan_by_ranges
-from memadmin.interop.sync_scope import Scope
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.planning.plan import plan_sync
+from memadmin.interop.planning.ranges import plan_by_ranges
+from memadmin.interop.planning.scope import Scope
+from memadmin.interop.writing.pushes import plan_bases
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from tests.interop.conftest import rows_for
 

@@ -6,7 +6,7 @@ import pytest
 
 from memadmin.audit.models import AuditEvent
 from memadmin.interop.models import SyncRun
-from memadmin.interop.sync_services import SyncRefused, context_db_sync
+from memadmin.interop.writing.services import SyncRefused, context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
 from memadmin.projects.models import Project

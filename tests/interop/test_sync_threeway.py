@@ -4,9 +4,9 @@ import pytest
 
 from memadmin.audit.models import AuditEvent
 from memadmin.core.hashing import normalized_hash
-from memadmin.interop.conflict_services import conflict_resolve
+from memadmin.interop.conflicts.services import conflict_resolve
 from memadmin.interop.models import StoreBase, SyncConflict
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.memories.store_gateway import StoreRowChanged

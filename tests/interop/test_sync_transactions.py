@@ -11,10 +11,10 @@ import pytest
 
 from memadmin.audit.context import acting
 from memadmin.audit.models import AuditEvent
-from memadmin.interop import sync_writes
 from memadmin.interop.models import SyncRun, UpstreamStore
-from memadmin.interop.sync_services import context_db_sync
-from memadmin.interop.sync_writes import SyncWriter
+from memadmin.interop.writing import writer
+from memadmin.interop.writing.services import context_db_sync
+from memadmin.interop.writing.writer import SyncWriter
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
 from memadmin.projects.models import Project
@@ -26,8 +26,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def test_new_rows_go_in_by_chunks(store, monkeypatch):
     """A large sync commits its new rows in many small transactions, every row with one version."""
-    monkeypatch.setattr(sync_writes, "CHUNK_FIRST", 50)
-    monkeypatch.setattr(sync_writes, "CHUNK_MAX", 50)
+    monkeypatch.setattr(writer, "CHUNK_FIRST", 50)
+    monkeypatch.setattr(writer, "CHUNK_MAX", 50)
     chunks = []
     monkeypatch.setattr(SyncWriter, "written", lambda self, rows: chunks.append(len(rows)))
     run = context_db_sync(path=store(rows=rows_for(400)))
@@ -38,8 +38,8 @@ def test_new_rows_go_in_by_chunks(store, monkeypatch):
 
 def test_a_reference_to_a_row_of_a_later_chunk_is_kept(store, monkeypatch):
     """A row superseded by a row of a later chunk points at it once the sync is done."""
-    monkeypatch.setattr(sync_writes, "CHUNK_FIRST", 2)
-    monkeypatch.setattr(sync_writes, "CHUNK_MAX", 2)
+    monkeypatch.setattr(writer, "CHUNK_FIRST", 2)
+    monkeypatch.setattr(writer, "CHUNK_MAX", 2)
     rows = [*rows_for(5), make_row(content="Old.", status="archived", superseded_by_memory_id=6)]
     rows[0]["superseded_by_memory_id"] = 5
     context_db_sync(path=store(rows=rows))

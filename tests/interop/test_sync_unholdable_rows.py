@@ -8,7 +8,7 @@ refuses a text longer than a memory may hold instead of importing a row nobody c
 import pytest
 
 from memadmin.interop.models import SyncRun, UpstreamSession
-from memadmin.interop.sync_services import SyncRefused, context_db_sync
+from memadmin.interop.writing.services import SyncRefused, context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import CONTENT_MAX_CHARS
 from tests.interop.conftest import rows_for

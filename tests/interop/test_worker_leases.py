@@ -5,10 +5,10 @@ from django_tasks_db.models import DBTaskResult
 
 from memadmin.core.clock import now_ms
 from memadmin.interop.models import SyncJob, UpstreamStore, WorkerLease
-from memadmin.interop.sync_jobs import job_queue, job_reap
-from memadmin.interop.sync_services import context_db_sync
-from memadmin.interop.tasks import stores_refresh
-from memadmin.interop.worker_leases import LEASE_MS, lease_renew, orphans_close
+from memadmin.interop.worker.jobs import job_queue, job_reap
+from memadmin.interop.worker.leases import LEASE_MS, lease_renew, orphans_close
+from memadmin.interop.worker.tasks import stores_refresh
+from memadmin.interop.writing.services import context_db_sync
 from tests.interop.conftest import rows_for
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from memadmin.interop.models import Workspace
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from tests.html_tree import field_error, find, find_all
 
 from .workspace_edit_store import API, OPS, OUTSIDER, SOLO, WEB, build_edit_store, store_state

@@ -11,10 +11,10 @@ import pytest
 
 from memadmin.audit.models import AuditEvent
 from memadmin.core.contextdb.workspace_writing import MemberValues
-from memadmin.interop.incremental import store_refresh
 from memadmin.interop.models import SyncRun, UpstreamStore, Workspace
-from memadmin.interop.sync_services import context_db_sync
-from memadmin.interop.workspace_services import WorkspaceRefused, workspace_update
+from memadmin.interop.worker.incremental import store_refresh
+from memadmin.interop.workspaces.services import WorkspaceRefused, workspace_update
+from memadmin.interop.writing.services import context_db_sync
 
 from .workspace_edit_store import (
     API,

@@ -14,7 +14,7 @@ from django.core.management import call_command
 from pytest_django.asserts import assertContains
 
 from memadmin.interop.models import SyncRun, Workspace, WorkspaceMember
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.projects.models import Project
 from tests import reference_plugin
 from tests.html_tree import find, find_all, links, text

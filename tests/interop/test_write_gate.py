@@ -7,7 +7,7 @@ import time
 import pytest
 from django.db.utils import ConnectionHandler
 
-from memadmin.interop.write_gate import (
+from memadmin.interop.writing.write_gate import (
     CHECKPOINT_EVERY,
     checkpoints_deferred,
     let_writers_in,
