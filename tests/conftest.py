@@ -34,7 +34,7 @@ def _no_prepared_store_kept():
 
     Rolled-back tests give the same ids and markers again to other rows. The newer-store
     notice starts each test knowing of none, checked just now: a test's pages cost no query
-    for it (tests/interop/test_newer_store.py asks for a fresh check).
+    for it (tests/interop/write_through/test_newer_store.py asks for a fresh check).
     """
     from memadmin.interop.write_through.newer_stores import newer_forget
 

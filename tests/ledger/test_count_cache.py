@@ -12,8 +12,9 @@ from memadmin.core.tokens import HeuristicCounter
 from memadmin.ledger.count_cache import CountStore, cache_label, counts_for, forget_counts
 from memadmin.ledger.count_keys import header_keys, line_keys, memory_keys, text_keys
 from memadmin.ledger.counters import CounterChoice
+from memadmin.ledger.inputs import ledger_inputs
 from memadmin.ledger.models import TokenCount
-from memadmin.ledger.selectors import ledger_inputs, ledger_preview
+from memadmin.ledger.selectors import ledger_preview
 from memadmin.memories.services import memory_update
 
 from .conftest import NOW

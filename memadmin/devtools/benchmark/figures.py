@@ -14,8 +14,8 @@ from memadmin.core.clock import now_ms
 from memadmin.core.ledger import BUDGET_DEFAULT, LedgerResult, PreparedStore, assemble_prepared
 from memadmin.ledger.count_cache import counts_for, forget_counts
 from memadmin.ledger.counters import CounterChoice
+from memadmin.ledger.inputs import LedgerInputs, ledger_inputs
 from memadmin.ledger.models import TokenCount
-from memadmin.ledger.selectors import LedgerInputs, ledger_inputs
 
 from .store import BenchStore
 

@@ -1,8 +1,9 @@
 """The interop app's models, one module per concern; Django finds them all here.
 
-`stores`: the stores synced from, their projects, sessions, runs, jobs, watermarks, worker
-leases, bases, conflicts and workspaces; `composites`: composites published to a store;
-`derived`: what the sync derives from a store's rows or still owes it.
+`stores`: the stores synced from, their projects, sessions, watermarks, sync runs, the
+memories' bases and their conflicts; `derived`: what the sync derives from a store's rows
+or still owes it; `workspaces`: a store's workspaces and members; `composites`: composites
+published to a store; `worker`: the background worker's sync jobs and leases.
 """
 
 from .composites import StoreComposite, StoreComposites
@@ -11,15 +12,13 @@ from .stores import (
     StoreBase,
     StoreWatermark,
     SyncConflict,
-    SyncJob,
     SyncRun,
     UpstreamProject,
     UpstreamSession,
     UpstreamStore,
-    WorkerLease,
-    Workspace,
-    WorkspaceMember,
 )
+from .worker import SyncJob, WorkerLease
+from .workspaces import Workspace, WorkspaceMember
 
 __all__ = [
     "PendingCriteria",

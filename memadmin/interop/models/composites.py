@@ -1,4 +1,4 @@
-"""What memadmin remembers about composites published to a store (imported by `models`).
+"""What memadmin remembers about composites published to a store.
 
 Publishing is per store and opt-in (`StoreComposites`); each composite of a published store
 is bound to its row in the store's `composites` table (`StoreComposite`), with the digest of

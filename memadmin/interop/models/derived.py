@@ -1,4 +1,4 @@
-"""What the sync derives from a store's rows, or still owes it (imported by `models`).
+"""What the sync derives from a store's rows, or still owes it.
 
 A session's block as `session_meta` recorded it (`SessionBlock`), the values of live rows the
 plugin's reader rejects (`UnreadValue`), and criteria waiting for the machine with the store

@@ -7,14 +7,9 @@ and every sync run leaves a summary, refused runs included.
 """
 
 from django.db import models
-from simple_history.models import HistoricalRecords
 
-from memadmin.audit.models import HistoryActorFields
 from memadmin.core.contextdb.changes import StoreMarks
 from memadmin.core.contextdb.records import problem_line
-from memadmin.core.contextdb.workspace_writing import workspace_digest
-
-from ..worker.progress import PHASES
 
 
 class UpstreamStore(models.Model):
@@ -133,63 +128,6 @@ def _stored_line(problem: dict) -> str:
     )
 
 
-class SyncJob(models.Model):
-    """A sync asked for from the web and run by the background worker: its state and progress.
-
-    The page polls it. Whatever happens to the job, its SyncRun is recorded: by the sync
-    itself, by the task when the sync could not record it, or by `job_reap` when the worker
-    went silent or the job ran past its time.
-    """
-
-    class State(models.TextChoices):
-        QUEUED = "queued"
-        RUNNING = "running"
-        DONE = "done"
-        FAILED = "failed"
-
-    store = models.ForeignKey(
-        UpstreamStore, null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs"
-    )
-    path = models.CharField(max_length=1000)
-    requested_by = models.CharField(max_length=150)
-    reason = models.CharField(max_length=500, blank=True, default="")
-    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
-    phase = models.CharField(max_length=20, blank=True, default="")
-    done = models.PositiveIntegerField(default=0)
-    total = models.PositiveIntegerField(default=0)
-    queued_at = models.BigIntegerField(help_text="Milliseconds since the epoch.")
-    started_at = models.BigIntegerField(null=True, blank=True)
-    heartbeat_at = models.BigIntegerField(null=True, blank=True)
-    finished_at = models.BigIntegerField(null=True, blank=True)
-    run = models.ForeignKey(
-        SyncRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs"
-    )
-    error = models.TextField(blank=True, default="")
-
-    class Meta:
-        ordering = ["-queued_at", "-id"]
-
-    def __str__(self) -> str:
-        return f"{self.state} {self.path}"
-
-    @property
-    def active(self) -> bool:
-        """Return True while the job waits or runs."""
-        return self.state in (self.State.QUEUED, self.State.RUNNING)
-
-    @property
-    def phase_label(self) -> str:
-        """Return what the sync is doing, in words."""
-        if self.state == self.State.QUEUED:
-            return "waiting for the background worker"
-        return PHASES.get(self.phase, self.phase or "starting")
-
-    @property
-    def percent(self) -> int:
-        """Return how far the current phase is, 0 to 100."""
-        return min(100, self.done * 100 // self.total) if self.total else 0
-
-
 class StoreWatermark(models.Model):
     """How far the incremental sync has read a store: the marks its next check reads above.
 
@@ -239,24 +177,6 @@ class StoreWatermark(models.Model):
                 "check_ms": min(took, 2**31 - 1),
             },
         )
-
-
-class WorkerLease(models.Model):
-    """A running background worker's word that it is alive, renewed every few seconds.
-
-    A task a worker claimed is its own while the lease holds; once ``expires_at`` has passed,
-    or, on the same host, its process ``pid`` is gone, the worker is taken as dead and its
-    running tasks and sync jobs are closed (`interop.worker.leases`).
-    """
-
-    worker_id = models.CharField(max_length=64, unique=True)
-    host = models.CharField(max_length=255)
-    pid = models.PositiveIntegerField()
-    renewed_at = models.BigIntegerField(help_text="Milliseconds since the epoch.")
-    expires_at = models.BigIntegerField(help_text="Milliseconds since the epoch.")
-
-    def __str__(self) -> str:
-        return f"{self.worker_id} (process {self.pid} on {self.host})"
 
 
 class StoreBase(models.Model):
@@ -313,82 +233,3 @@ class SyncConflict(models.Model):
 
     def __str__(self) -> str:
         return f"conflict on {self.memory_id}"
-
-
-class Workspace(models.Model):
-    """One upstream workspace (`workspaces`): projects sharing memories of some categories.
-
-    `share_categories_raw` is the column's text as the store holds it; `share_categories`
-    the categories the plugin shares from it (empty when the value is not a JSON list of the
-    five current names, and `problem` then says why). Versioned: a change upstream is a new
-    version, written by the actor `import`; an edit in memadmin one by its editor
-    (`workspaces.services`). ``pending_since`` is set while memadmin holds an edit the store
-    has not had yet (``MEMADMIN_STORE_WRITES=pending``), and ``base_digest`` is then the
-    store's workspace as last read (`workspace_digest`), which the push checks against.
-    """
-
-    store = models.ForeignKey(UpstreamStore, on_delete=models.CASCADE, related_name="workspaces")
-    upstream_id = models.BigIntegerField()
-    name = models.CharField(max_length=500)
-    share_categories_raw = models.TextField(null=True, blank=True)
-    share_categories = models.JSONField(default=list, blank=True)
-    problem = models.TextField(blank=True, default="")
-    created_at = models.BigIntegerField(null=True, blank=True)
-    upstream_gone_at = models.BigIntegerField(null=True, blank=True)
-    pending_since = models.BigIntegerField(null=True, blank=True)
-    base_digest = models.CharField(max_length=32, blank=True, default="")
-
-    history = HistoricalRecords(bases=[HistoryActorFields])
-
-    class Meta:
-        ordering = ["store", "upstream_id"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["store", "upstream_id"], name="workspace_once_per_store"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return self.name
-
-    def digest(self) -> str:
-        """Return the digest of the shared categories and members: the edit form's version."""
-        return workspace_digest(
-            self.share_categories_raw,
-            ((m.project_identity, m.display_name, m.display_path) for m in self.members.all()),
-        )
-
-
-class WorkspaceMember(models.Model):
-    """One project of a workspace (`workspace_members`), with the name its memories carry.
-
-    `project` is memadmin's project of that identity, None when memadmin has none (the
-    store holds no memory of it); `problem` names what is wrong with the row, if anything.
-    """
-
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="members")
-    project_identity = models.CharField(max_length=200)
-    project = models.ForeignKey(
-        "projects.Project",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="workspace_memberships",
-    )
-    display_name = models.CharField(max_length=500, null=True, blank=True)
-    display_path = models.CharField(max_length=1000, null=True, blank=True)
-    added_at = models.BigIntegerField(null=True, blank=True)
-    problem = models.TextField(blank=True, default="")
-
-    history = HistoricalRecords(bases=[HistoryActorFields])
-
-    class Meta:
-        ordering = ["workspace", "display_name", "project_identity"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["workspace", "project_identity"], name="workspace_member_once"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return self.display_name or self.project_identity

@@ -2,5 +2,6 @@
 
 Nothing here writes. `planned` is the way in (a full sync by ranges of ids, `ranges`, or an
 incremental one), `scope` reads the projects and memadmin rows in play, and `plan` compares
-the two sides row by row with the `values`, `threeway`, `keys` and `checks` it needs.
+the two sides row by row, three ways where a base is kept, with the `values` tuple, the
+unique `keys` and the row `checks` it needs.
 """

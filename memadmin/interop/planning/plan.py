@@ -4,7 +4,9 @@ The plan is three-way where memadmin keeps a base for a row (the curated values 
 held when memadmin last read or wrote it, as a digest): only the store changed since, the
 row is pulled; only memadmin changed (an edit kept while the store was out of reach), it is
 pushed; both changed, differently, it is a conflict and neither side is overwritten. A row
-without a base is pulled as before. ``pull_only`` pulls every changed row.
+without a base is pulled as before. ``pull_only`` pulls every changed row. The base is the
+digest of the curated values (`memadmin.core.contextdb.writing.curated_digest`, the same
+whichever side the values come from), kept per synced memory (`StoreBase`).
 
 Plain data in, plain data out: the rows read from the store, the rows memadmin holds, and
 the category names of each project. Nothing here touches the database, so the whole plan,
@@ -20,29 +22,76 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memadmin.core.contextdb import RowProblem, UpstreamMemory
+from memadmin.core.contextdb.writing import CURATED_COLUMNS, curated_digest
 
 from .checks import identity_problem, row_problems
 from .keys import UniqueKeys
-from .references import References, Resolvable, upstream_values
-from .threeway import (  # noqa: F401  (values_curated too is imported from here)
-    Divergence,
-    diverged,
-    new_in_memadmin,
-    values_curated,
-    values_digest,
-)
-from .values import (  # noqa: F401  (FIELDS and the positions are imported from here)
+from .values import (
     CATEGORY,
     FIELDS,
     GONE_AT,
-    MERGED,
     NORMALIZED_HASH,
     PROJECT,
-    SUPERSEDED,
     VALUE_NAMES,
+    References,
+    Resolvable,
+    upstream_values,
 )
 
 CHANGED, ADOPTED, BACK = "changed", "adopted", "back"
+
+
+# The curated values of a values tuple, by store column (CURATED_COLUMNS: one list for both).
+_CURATED_AT = {
+    name: PROJECT if name == "project_path" else 1 + FIELDS.index(name) for name in CURATED_COLUMNS
+}
+
+
+def values_digest(values: tuple) -> str:
+    """Return the curated digest of a values tuple (the same as of the store's row)."""
+    return curated_digest({name: values[index] for name, index in _CURATED_AT.items()})
+
+
+def values_curated(values: tuple) -> dict:
+    """Return the curated values of a values tuple by store column."""
+    return {name: values[index] for name, index in _CURATED_AT.items()}
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """A row memadmin changed since its base: pushed (store unchanged) or a conflict."""
+
+    pk: int
+    upstream_id: int | None
+    store: tuple | None
+    memadmin: tuple
+
+
+def diverged(plan, row, upstream_id: int, values: tuple, base) -> bool:
+    """Return True when memadmin changed the row since its base: record a push or conflict.
+
+    Only the store changed (or no base is kept): False, the row is pulled. Only memadmin
+    changed: a push. Both changed to the same curated values: False, pulled. Both changed
+    otherwise: a conflict, neither side written.
+    """
+    if not base or row.values[GONE_AT] is not None:
+        return False
+    mine = values_digest(row.values)
+    if mine == base:
+        return False
+    theirs = values_digest(values)
+    if theirs == mine:
+        return False
+    divergence = Divergence(row.pk, upstream_id, values, row.values)
+    (plan.pushes if theirs == base else plan.conflicts).append(divergence)
+    return True
+
+
+def new_in_memadmin(plan, rows, bases, adopted: set[int]) -> None:
+    """Push the memories written in memadmin for the store that it does not hold yet."""
+    for row in rows:
+        if row.upstream_id is None and bases.get(row.pk) == "" and row.pk not in adopted:
+            plan.pushes.append(Divergence(row.pk, None, None, row.values))
 
 
 @dataclass(frozen=True)

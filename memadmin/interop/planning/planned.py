@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from memadmin.core.contextdb import RowProblem, UpstreamSession
 from memadmin.core.contextdb.ranges import StoreRanges
 
-from .plan import FIELDS, SyncPlan, plan_sync
+from .plan import SyncPlan, plan_sync
 from .ranges import StagedCreates, plan_by_ranges
 from .scope import Scope
+from .values import FIELDS
 
 # Where `upstream_gone_at` sits in a row of Scope.existing_rows.
 GONE_AT_COLUMN = 3 + FIELDS.index("upstream_gone_at")

@@ -11,7 +11,7 @@ from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import category_names
 
 from ..models import StoreBase, UpstreamProject
-from .plan import FIELDS
+from .values import FIELDS
 
 # Above this many ids a query names them by chunks (SQLite takes at most 32,766 parameters).
 IDS_PER_QUERY = 10_000

@@ -2,5 +2,5 @@
 
 `jobs` queues and runs a sync asked for on the page, `tasks` are the worker's entry points,
 `incremental` keeps every synced store fresh, `leases` tells a live worker from a dead one,
-`freshness` says how fresh each store is, `progress` draws the command line's bar.
+`freshness` says how fresh each store is.
 """

@@ -18,7 +18,8 @@ from memadmin.audit.context import current_change_id
 from memadmin.core.contextdb import RowProblem
 from memadmin.memories.models import Memory
 
-from ..planning.plan import PROJECT, SyncPlan
+from ..planning.plan import SyncPlan
+from ..planning.values import PROJECT
 from .pushes import Pushed
 
 LEFT_OUT = "saved in memadmin while the sync ran; left as saved, the next sync compares it again"

@@ -24,7 +24,8 @@ from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 
 from ..models import PendingCriteria, StoreBase, SyncConflict, UpstreamStore
-from ..planning.plan import FIELDS, SyncPlan, values_curated, values_digest
+from ..planning.plan import SyncPlan, values_curated, values_digest
+from ..planning.values import FIELDS
 from ..write_through.criteria_services import criteria_entries
 from ..write_through.store_values import memory_curated, memory_digest, memory_insert_values
 from ..write_through.store_writes import store_timeout, store_uuid_of

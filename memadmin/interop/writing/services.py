@@ -1,22 +1,20 @@
 """Sync memadmin from a magic-context store: read it read-only, plan, then write all or nothing.
 
-The store is read read-only (`memadmin.core.contextdb`); only the pushes (`writing.pushes`,
-then the composites', unless pull-only) write to it, with the base check. Every row is
-checked and the whole plan made, outside any write transaction, before the first write; a
-single problem refuses the sync with every problem listed (row, column, problem) and
-nothing imported. The writes then run with actor "import" (`writing.writer`) in short
-transactions: rows new to memadmin first, in chunks, then everything that changes an
-existing row in one last transaction, which first checks that no memory in scope changed
-since the plan was made (else the sync undoes its new rows and plans again). A failure at
-any point takes the new rows out again. Syncs run one at a time (`writing.lock`). Each run,
-refused and failed ones included, leaves a SyncRun summary (`writing.runs`).
+`context_db_sync` walks down the sync once per attempt: the store read (read-only,
+`memadmin.core.contextdb`), the plan made (`..planning.planned`), the plan written
+(`writer.sync_write`), then the composites read back (`..composites.readback`). Only the
+pushes (`pushes`, then the composites', unless pull-only) write to the store, with the base
+check. Every row is checked and the whole plan made, outside any write transaction, before
+the first write; a single problem refuses the sync with every problem listed (row, column,
+problem) and nothing imported. The writer's last transaction first checks that no memory
+in scope changed since the plan was made (else the sync undoes its new rows and plans
+again, here). Syncs run one at a time (`lock`). Each run, refused and failed ones included,
+leaves a SyncRun summary (`runs`).
 """
 
 from collections.abc import Callable
 from contextlib import closing, nullcontext
 from pathlib import Path
-
-from django.db import transaction
 
 from memadmin.audit.context import acting
 from memadmin.core.contextdb import StoreError, StoreRead, inspect_store
@@ -30,16 +28,13 @@ from memadmin.taxonomy.services import pack_load
 
 from ..composites.readback import composites_after_sync
 from ..models import StoreBase, StoreWatermark, SyncRun, UpstreamStore, Workspace
-from ..planning.plan import SyncPlan
-from ..planning.planned import Planned, Refusal, plan_changed, plan_whole
-from ..workspaces.sync import store_extras_sync
+from ..planning.planned import Refusal, plan_changed, plan_whole
 from ..write_through.store_writes import OFF, store_mode
 from .lock import SyncBusy, sync_lock
-from .moved import history_mark, moved_since, plan_leave_out, plan_touches
+from .moved import history_mark
 from .page_cache import sync_page_cache
-from .pushes import store_push, sync_settle
-from .runs import RunBook, SyncRefused, problem_text, run_record
-from .writer import SyncWriter
+from .runs import RunBook, SyncRefused, problem_text
+from .writer import Marks, Moved, sync_write
 
 DEFAULT_PACK = "magic-context"
 # The last attempt leaves the rows people keep saving out, rather than plan again.
@@ -144,7 +139,7 @@ def _sync(
                 pack,
                 warnings,
                 report,
-                _Marks(marks, changed, record_empty, None if known is None else known.marks()),
+                Marks(marks, changed, record_empty, None if known is None else known.marks()),
                 timeout,
                 last_attempt=attempt == PLAN_ATTEMPTS,
             )
@@ -152,7 +147,7 @@ def _sync(
             raise run.refuse(
                 refusal.messages, store=refusal.store, problems=refusal.problems, warnings=warnings
             ) from None
-        except _Moved:
+        except Moved:
             attempt += 1
 
 
@@ -171,29 +166,6 @@ def _pending(store_pk: int) -> bool:
     )
 
 
-class _Marks:
-    """The store's marks read with this sync, and what an incremental read found."""
-
-    def __init__(self, marks, changed, record_empty: bool, previous=None):
-        self.marks = marks
-        self.changed = changed
-        self.record_empty = record_empty
-        self.previous = previous
-
-    @property
-    def workspaces_moved(self) -> bool:
-        """Return True when the workspace tables changed since the marks last kept."""
-        return self.previous is None or self.previous.workspaces != self.marks.workspaces
-
-    @property
-    def incremental(self) -> bool:
-        return self.changed is not None
-
-
-class _Moved(Exception):
-    """A memory the plan writes was saved between the plan and its last transaction."""
-
-
 def _plan_and_write(
     run: RunBook,
     read,
@@ -202,7 +174,7 @@ def _plan_and_write(
     pack,
     warnings,
     report,
-    marks: _Marks,
+    marks: Marks,
     timeout,
     *,
     last_attempt: bool,
@@ -226,110 +198,11 @@ def _plan_and_write(
     except StoreError as error:
         raise Refusal([str(error)]) from error
     with closing(planned.plan.creates) if planned.streamed else nullcontext():
-        return _write(
+        if planned.problems:
+            raise Refusal([problem_text(p) for p in planned.problems], store, planned.problems)
+        return sync_write(
             run, planned, store, store_key, info, spec, warnings, report, marks, mark, last_attempt
         )
-
-
-def _write(
-    run: RunBook,
-    planned: Planned,
-    store,
-    store_key: str,
-    info,
-    spec,
-    warnings,
-    report,
-    marks: _Marks,
-    mark: int,
-    last_attempt: bool,
-) -> SyncRun | None:
-    """Write a plan made without a problem (else refuse it), all or nothing.
-
-    Rows of the plan someone saved since ``mark`` make it plan again; on the last attempt
-    they are left out, as saved (`writing.moved`), and the store's marks are not moved on,
-    so that the next sync reads them again.
-    """
-    project, plan, scope, problems = run.project, planned.plan, planned.scope, planned.problems
-    upstream_of_pk = planned.upstream_of_pk
-    if problems:
-        raise Refusal([problem_text(p) for p in problems], store, problems)
-    if (
-        store is not None
-        and not marks.record_empty
-        and not plan_writes(plan)
-        and not project
-        and not marks.workspaces_moved
-        and not Workspace.objects.filter(store=store, pending_since__isnull=False).exists()
-    ):
-        StoreWatermark.save_marks(
-            store, marks.marks, checked_at=run.started, took=run.duration_ms()
-        )
-        return None
-    new_store = store is None
-    store = _store_save(store, store_key, run.path, info, run.started)
-    pushed = store_push(plan, store=store, path=run.path, now=run.started)
-    writer = SyncWriter(
-        store=store,
-        plan=plan,
-        upstream_of_pk=upstream_of_pk,
-        actor=run.actor,
-        now=run.started,
-        progress=report,
-    )
-    try:
-        created = writer.projects(scope.projects, scope.identities(), spec)
-        writer.new_rows()
-        with transaction.atomic():
-            moved = moved_since(mark, [p.pk for p in scope.projects.values()])
-            if moved:  # a save to a row the plan leaves alone changes nothing for it
-                moved &= plan_touches(plan, writer.pk_of_upstream)
-            if moved and not last_attempt:
-                raise _Moved
-            if moved:
-                warnings = warnings + plan_leave_out(plan, pushed, moved, writer.pk_of_upstream)
-            writer.memories()
-            writer.audit()
-            sync_settle(
-                plan,
-                store=store,
-                known=plan.known_bases,
-                pk_of_upstream=writer.pk_of_upstream,
-                pushed=pushed,
-                actor=run.actor,
-                now=run.started,
-            )
-            sessions = writer.sessions(planned.sessions, scope.session_filter(project))
-            store.last_synced_at = run.started
-            store.save(update_fields=["last_synced_at"])
-            # One project's sync says nothing of the others' rows; rows left out are read
-            # again from the marks the store had before.
-            kept = marks.previous if moved else marks.marks
-            if not project and kept is not None:
-                StoreWatermark.save_marks(
-                    store, kept, checked_at=run.started, took=run.duration_ms()
-                )
-            warnings = warnings + store_extras_sync(
-                path=run.path,
-                store=store,
-                now=run.started,
-                push=not run.pull_only,
-                changed=marks.changed,
-            )
-            warnings = warnings + plan.warnings + pushed.warnings
-            return run_record(
-                run, store, plan, created, sessions, warnings, pushed=len(pushed.memories)
-            )
-    except BaseException:
-        writer.undo()
-        if new_store:
-            store.delete()
-        raise
-
-
-def plan_writes(plan: SyncPlan) -> bool:
-    """Return True when a plan changes any memory."""
-    return bool(plan.creates or plan.updates or plan.gone or plan.pushes or plan.conflicts)
 
 
 def _pack_spec(pack: str | None) -> PackSpec | None:
@@ -339,13 +212,3 @@ def _pack_spec(pack: str | None) -> PackSpec | None:
         return pack_load(pack)
     except (PackError, PackNotFoundError) as error:
         raise Refusal([f"the pack for new projects cannot be loaded: {error}"]) from error
-
-
-def _store_save(store, store_key: str, path: Path, info, now: int) -> UpstreamStore:
-    if store is None:
-        store = UpstreamStore(store_uuid=store_key, first_synced_at=now, last_synced_at=now)
-    store.path = str(path.resolve())[:1000]
-    store.schema_version = info.schema_version
-    store.migrations = info.migrations
-    store.save()
-    return store

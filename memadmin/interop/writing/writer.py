@@ -1,31 +1,38 @@
-"""Apply a sync plan: projects, memories with one history version each, audit events, sessions.
+"""Write a planned sync into memadmin: one walk down its steps (`sync_write`), all or nothing.
 
-Called by `writing.services` inside its `acting` block, outside any transaction: the writer
-opens its own, each short, so that on SQLite (one writer at a time) nobody waits long.
-Memories are written on the bulk paths of `writing.bulk_rows` (a hundred thousand rows must take
-seconds), and each row written gets exactly one history version, in its final state,
-stamped with the actor ("import") and a reason, the rows simple-history's bulk path writes:
+Called by `services` inside its `acting` block, outside any transaction, once the plan is
+made without a problem: the writer opens its own transactions, each short, so that on
+SQLite (one writer at a time) nobody waits long. Memories are written on the bulk paths of
+`bulk_rows` (a hundred thousand rows must take seconds), and each row written gets exactly
+one history version, in its final state, stamped with the actor ("import") and a reason,
+the rows simple-history's bulk path writes. `sync_write` takes these steps, in this order:
 
-1. `projects`: the projects first seen in the store are created and bound (short
+1. the store's row is saved and the plan's pushes written to the store (`pushes.store_push`);
+2. `projects`: the projects first seen in the store are created and bound (short
    transactions of the project services);
-2. `new_rows`: rows new to memadmin get their keys, then go in with their versions in
+3. `new_rows`: rows new to memadmin get their keys, then go in with their versions in
    chunks of about 100 ms each, each row with its base (`StoreBase`, the store's values
    just read). Nothing refers to them yet and nothing else changes, so they only add; a
    reference to a row of a later chunk is set in the last step. A chunk's rows are indexed
    and sized set-based (`memories.bulk_index`) and its versions copied from them by one
    statement. On SQLite the writer yields the lock between chunks to whoever waits for it,
-   and to nobody else, and copies the WAL back every few chunks (`writing.write_gate`);
-3. `memories`, `audit`, `sessions`, in one transaction the caller opens: rows whose
-   (category, normalized_hash) moves take a placeholder hash first (rows that trade contents
-   never collide on the unique constraint), changed, adopted and returning rows are updated,
-   rows gone from the store get `upstream_gone_at`; one audit event per changed or gone
-   memory and one summary per project touched. Its size follows what changed, not the store;
-4. `undo`: when a later step fails, the rows of step 2 and the projects of step 1 are taken
+   and to nobody else, and copies the WAL back every few chunks (`write_gate`);
+4. one last transaction: the saves made since the plan (`moved`: plan again, or on the
+   last attempt leave those rows out); `memories`: rows whose (category, normalized_hash)
+   moves take a placeholder hash first (rows that trade contents never collide on the
+   unique constraint), changed, adopted and returning rows are updated, rows gone from the
+   store get `upstream_gone_at`; `audit`: one event per changed or gone memory and one
+   summary per project touched; the pushes settled (`pushes.sync_settle`: bases and
+   conflicts); `sessions`: the store's `session_meta` rows; the watermark; the store's
+   workspaces (`workspaces.sync`); the run's record (`runs`). Its size follows what
+   changed, not the store;
+5. `undo`: when a later step fails, the rows of step 3 and the projects of step 2 are taken
    out again, so a failed sync leaves memadmin as it found it.
 """
 
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -43,21 +50,30 @@ from memadmin.projects.models import Project
 from memadmin.projects.services import project_create
 from memadmin.taxonomy.services import pack_install
 
-from ..models import StoreBase, UpstreamProject, UpstreamStore
-from ..planning.plan import (
-    ADOPTED,
-    BACK,
-    FIELDS,
-    MERGED,
-    PROJECT,
-    SUPERSEDED,
-    VALUE_NAMES,
-    SyncPlan,
-    Update,
-    values_digest,
+from ..models import (
+    StoreBase,
+    StoreWatermark,
+    SyncRun,
+    UpstreamProject,
+    UpstreamSession,
+    UpstreamStore,
+    Workspace,
 )
-from .bulk_rows import history_copy, history_insert, reserve_pks, rows_insert, rows_update
-from .sessions import sessions_write
+from ..planning.plan import ADOPTED, BACK, SyncPlan, Update, values_digest
+from ..planning.planned import Planned
+from ..planning.values import FIELDS, MERGED, PROJECT, SUPERSEDED, VALUE_NAMES
+from ..workspaces.sync import store_extras_sync
+from .bulk_rows import (
+    BATCH_SIZE,
+    history_copy,
+    history_insert,
+    reserve_pks,
+    rows_insert,
+    rows_update,
+)
+from .moved import moved_since, plan_leave_out, plan_touches
+from .pushes import store_push, sync_settle
+from .runs import RunBook, run_record
 from .write_gate import checkpoints_deferred, let_writers_in
 
 UPDATED_FIELDS = ("project", "upstream_id", *FIELDS, "superseded_by", "merged_from")
@@ -67,6 +83,7 @@ ACTIONS = {
     BACK: "back_upstream",
     "gone": "gone_upstream",
 }
+SESSION_FIELDS = ("project_identity", "project", "system_prompt_hash", "memory_block_ids")
 SUMMARY_ACTION = "context_db_synced"
 NEW_REASON = "new in the store (context.db sync)"
 # Rows new to memadmin go in by chunks sized to take about this long each: on SQLite each
@@ -75,6 +92,140 @@ CHUNK_SECONDS = {"sqlite": 0.1, "postgresql": 0.5}
 CHUNK_FIRST, CHUNK_MIN, CHUNK_MAX = 500, 50, 10_000
 # SQLite has no queue for its write lock: between chunks the sync yields it to the writers
 # waiting for it, and only to them (`writing.write_gate`). PostgreSQL locks rows, not the file.
+
+
+class Marks:
+    """The store's marks read with this sync, and what an incremental read found."""
+
+    def __init__(self, marks, changed, record_empty: bool, previous=None):
+        self.marks = marks
+        self.changed = changed
+        self.record_empty = record_empty
+        self.previous = previous
+
+    @property
+    def workspaces_moved(self) -> bool:
+        """Return True when the workspace tables changed since the marks last kept."""
+        return self.previous is None or self.previous.workspaces != self.marks.workspaces
+
+    @property
+    def incremental(self) -> bool:
+        return self.changed is not None
+
+
+class Moved(Exception):
+    """A memory the plan writes was saved between the plan and its last transaction."""
+
+
+def sync_write(
+    run: RunBook,
+    planned: Planned,
+    store,
+    store_key: str,
+    info,
+    spec,
+    warnings,
+    report,
+    marks: Marks,
+    mark: int,
+    last_attempt: bool,
+) -> SyncRun | None:
+    """Write a plan made without a problem, all or nothing; return the run's record.
+
+    Return None, having moved nothing but the watermark, when the plan changes nothing.
+
+    Rows of the plan someone saved since ``mark`` make it plan again; on the last attempt
+    they are left out, as saved (`moved`), and the store's marks are not moved on,
+    so that the next sync reads them again.
+    """
+    project, plan, scope = run.project, planned.plan, planned.scope
+    upstream_of_pk = planned.upstream_of_pk
+    if (
+        store is not None
+        and not marks.record_empty
+        and not _changes_memories(plan)
+        and not project
+        and not marks.workspaces_moved
+        and not Workspace.objects.filter(store=store, pending_since__isnull=False).exists()
+    ):
+        StoreWatermark.save_marks(
+            store, marks.marks, checked_at=run.started, took=run.duration_ms()
+        )
+        return None
+    new_store = store is None
+    store = _store_save(store, store_key, run.path, info, run.started)
+    pushed = store_push(plan, store=store, path=run.path, now=run.started)
+    writer = SyncWriter(
+        store=store,
+        plan=plan,
+        upstream_of_pk=upstream_of_pk,
+        actor=run.actor,
+        now=run.started,
+        progress=report,
+    )
+    try:
+        created = writer.projects(scope.projects, scope.identities(), spec)
+        writer.new_rows()
+        with transaction.atomic():
+            moved = moved_since(mark, [p.pk for p in scope.projects.values()])
+            if moved:  # a save to a row the plan leaves alone changes nothing for it
+                moved &= plan_touches(plan, writer.pk_of_upstream)
+            if moved and not last_attempt:
+                raise Moved
+            if moved:
+                warnings = warnings + plan_leave_out(plan, pushed, moved, writer.pk_of_upstream)
+            writer.memories()
+            writer.audit()
+            sync_settle(
+                plan,
+                store=store,
+                known=plan.known_bases,
+                pk_of_upstream=writer.pk_of_upstream,
+                pushed=pushed,
+                actor=run.actor,
+                now=run.started,
+            )
+            sessions = writer.sessions(planned.sessions, scope.session_filter(project))
+            store.last_synced_at = run.started
+            store.save(update_fields=["last_synced_at"])
+            # One project's sync says nothing of the others' rows; rows left out are read
+            # again from the marks the store had before.
+            kept = marks.previous if moved else marks.marks
+            if not project and kept is not None:
+                StoreWatermark.save_marks(
+                    store, kept, checked_at=run.started, took=run.duration_ms()
+                )
+            warnings = warnings + store_extras_sync(
+                path=run.path,
+                store=store,
+                now=run.started,
+                push=not run.pull_only,
+                changed=marks.changed,
+            )
+            warnings = warnings + plan.warnings + pushed.warnings
+            return run_record(
+                run, store, plan, created, sessions, warnings, pushed=len(pushed.memories)
+            )
+    except BaseException:
+        writer.undo()
+        if new_store:
+            store.delete()
+        raise
+
+
+def _changes_memories(plan: SyncPlan) -> bool:
+    """Return True when a plan changes any memory."""
+    return bool(plan.creates or plan.updates or plan.gone or plan.pushes or plan.conflicts)
+
+
+def _store_save(store, store_key: str, path: Path, info, now: int) -> UpstreamStore:
+    if store is None:
+        store = UpstreamStore(store_uuid=store_key, first_synced_at=now, last_synced_at=now)
+    store.path = str(path.resolve())[:1000]
+    store.schema_version = info.schema_version
+    store.migrations = info.migrations
+    store.save()
+    return store
 
 
 class SyncWriter:
@@ -376,7 +527,48 @@ class SyncWriter:
 
     def sessions(self, sessions: Iterable[StoreSession], identities: set[str] | None) -> int:
         """Bring the store's sessions in (only those of ``identities`` when given)."""
-        return sessions_write(self.store, self.now, sessions, identities)
+        store, now = self.store, self.now
+        scoped = [
+            s
+            for s in sessions
+            if (identities is None or s.project_path in identities) and len(s.session_id) <= 200
+        ]
+        rows = UpstreamSession.objects.filter(store=store)
+        if identities is not None:
+            rows = rows.filter(project_identity__in=identities)
+        existing = {row.session_id: row for row in rows}
+        project_pks = dict(
+            Project.objects.filter(
+                identity__in={s.project_path for s in scoped if s.project_path}
+            ).values_list("identity", "pk")
+        )
+        new, changed = [], []
+        for session in scoped:
+            values = {
+                "project_identity": session.project_path or "",
+                "project_id": project_pks.get(session.project_path),
+                "system_prompt_hash": (session.system_prompt_hash or "")[:200],
+                "memory_block_ids": list(session.memory_block_ids or ()),
+                "updated_at": session.updated_at,
+            }
+            row = existing.pop(session.session_id, None)
+            if row is None:
+                new.append(
+                    UpstreamSession(
+                        store=store, session_id=session.session_id, seen_at=now, **values
+                    )
+                )
+            elif any(getattr(row, name) != value for name, value in values.items()):
+                for name, value in values.items():
+                    setattr(row, name, value)
+                changed.append(row)
+        UpstreamSession.objects.bulk_create(new, batch_size=BATCH_SIZE)
+        UpstreamSession.objects.bulk_update(
+            changed, [*SESSION_FIELDS, "updated_at"], batch_size=500
+        )
+        UpstreamSession.objects.filter(pk__in=[row.pk for row in existing.values()]).delete()
+        rows.update(seen_at=now)
+        return len(scoped)
 
 
 def _reason(update: Update) -> str:

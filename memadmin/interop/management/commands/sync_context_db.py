@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from memadmin.interop.composites.publish import PublishRefused, composites_publish
 from memadmin.interop.models import UpstreamStore
-from memadmin.interop.worker.progress import ProgressBar
+from memadmin.interop.writing.progress import ProgressBar
 from memadmin.interop.writing.services import DEFAULT_PACK, SyncRefused, context_db_sync
 
 PROBLEMS_SHOWN = 50
