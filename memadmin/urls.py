@@ -4,14 +4,31 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from memadmin.curation import memory_urls as curation_memory_urls
+from memadmin.memories import criteria_urls as memory_criteria_urls
+from memadmin.memories import urls as memory_urls
 from memadmin.overview.views import overview
+from memadmin.taxonomy import urls as taxonomy_urls
+
+# An area's pages that need an app above its own live in that app and keep the area's
+# addresses and names: the higher app's URLs are joined to the area's here (the apps'
+# layers: docs/architecture.md).
+# The memory pages: the memories app's own, then the bulk actions and merges, which write
+# composites too and so are curation's.
+memory_pages = ([*memory_urls.urlpatterns, *curation_memory_urls.urlpatterns], memory_urls.app_name)
+# The criteria pages: the memories' that count, move or write memories (the overview, the
+# pack page, the facts checker), then the taxonomy's own.
+criteria_pages = (
+    [*memory_criteria_urls.urlpatterns, *taxonomy_urls.urlpatterns],
+    taxonomy_urls.app_name,
+)
 
 urlpatterns = [
     path("", overview, name="home"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("memories/", include("memadmin.memories.urls")),
-    path("criteria/", include("memadmin.taxonomy.urls")),
+    path("memories/", include(memory_pages)),
+    path("criteria/", include(criteria_pages)),
     path("composites/", include("memadmin.composites.urls")),
     path("map/", include("memadmin.headermap.urls")),
     path("ledger/", include("memadmin.ledger.urls")),

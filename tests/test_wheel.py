@@ -23,7 +23,7 @@ from tests.interop.server_processes import free_port
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ("pyproject.toml", "setup.py", "README.md", "memadmin", "templates", "static", "packs")
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = pytest.mark.timeout(360)
 
 
 def _run(*command, cwd: Path, env=None) -> subprocess.CompletedProcess:
@@ -118,7 +118,7 @@ def test_management_commands_run_through_the_installed_command(installed, tmp_pa
     assert "ops-six" in packs.stdout
 
 
-def _first_answer(url: str, server: subprocess.Popen, within: float = 120) -> str:
+def _first_answer(url: str, server: subprocess.Popen, within: float = 200) -> str:
     """Return the page at ``url`` once the server answers it; fail if the server ends first."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:

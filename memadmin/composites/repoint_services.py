@@ -11,10 +11,10 @@ from django.core.exceptions import ValidationError
 from django.db.models import Q
 
 from memadmin.audit.services import audit_record
+from memadmin.projects.store import store_backend
 
 from .models import Composite, CompositeMember
 from .positions import cursor_member_id, member_ids, member_rows, settle
-from .store_gateway import store_write
 
 
 def _state(composite: Composite, rows) -> dict:
@@ -75,7 +75,7 @@ def _repoint_one(composite: Composite, sources: set[int], result_id: int) -> dic
         project=composite.project,
         changes={"before": before, "after": after, "merged_into": result_id},
     )
-    store_write(composite=composite, action="composite_repointed")
+    store_backend().write_composite(composite=composite, action="composite_repointed")
     return {"composite": composite.pk, "before": before, "after": after}
 
 
@@ -135,4 +135,4 @@ def _restore_one(composite: Composite, record: dict) -> None:
         project=composite.project,
         changes={"before": record["after"], "after": before},
     )
-    store_write(composite=composite, action="composite_restored")
+    store_backend().write_composite(composite=composite, action="composite_restored")

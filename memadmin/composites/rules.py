@@ -11,10 +11,10 @@ from django.core.exceptions import ValidationError
 from memadmin.audit.services import audit_record
 from memadmin.core.clock import now_ms
 from memadmin.memories.models import Memory
+from memadmin.projects.store import store_backend
 
 from .models import Composite
 from .positions import locked
-from .store_gateway import store_write
 from .versions import refuse_changed
 
 
@@ -88,7 +88,7 @@ def record(composite: Composite, *, action: str, changes: dict) -> None:
     """Record one audit event on the composite, under its project and its head's category.
 
     Call it inside the service's `acting` block, so the event names the actor and reason.
-    Then write the composite through to its store, when published (`store_gateway`).
+    Then write the composite through to its store (`store_backend().write_composite`).
     """
     audit_record(
         action=action,
@@ -97,4 +97,4 @@ def record(composite: Composite, *, action: str, changes: dict) -> None:
         category=composite.head.category,
         changes=changes,
     )
-    store_write(composite=composite, action=action)
+    store_backend().write_composite(composite=composite, action=action)

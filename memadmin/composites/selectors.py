@@ -132,6 +132,19 @@ def memory_composites(memory: Memory) -> dict:
     return {"headed": headed, "member_of": memberships}
 
 
+def memory_cited(memory: Memory) -> bool:
+    """Return True if a composite has the memory as its head or a member."""
+    return (
+        Composite.objects.filter(head=memory).exists()
+        or CompositeMember.objects.filter(member=memory).exists()
+    )
+
+
+def pickable_composites() -> QuerySet[Composite]:
+    """Return the composites a bulk add may pick from, with what the pick shows."""
+    return Composite.objects.select_related("head", "project")
+
+
 def reference_sets_of(composite: Composite) -> QuerySet[ReferenceSet]:
     """Return the snapshots taken of a composite, newest first."""
     return ReferenceSet.objects.filter(composite=composite).order_by("-frozen_at", "-id")

@@ -23,8 +23,8 @@ from memadmin.core.worddiff import word_diff
 from memadmin.memories.models import Memory
 from memadmin.memories.revision_fields import revisions_text
 from memadmin.memories.selectors import memories_version
-from memadmin.memories.store_gateway import StoreRowChanged
 from memadmin.projects.models import Project
+from memadmin.projects.store import StoreRowChanged
 from memadmin.web.hidden_fields import carry
 from memadmin.web.htmx_request import HtmxHttpRequest
 

@@ -15,8 +15,8 @@ from memadmin.accounts.roles import role_required
 from memadmin.memories.models import Memory
 from memadmin.memories.revision_fields import revisions_text
 from memadmin.memories.services import StaleEdit
-from memadmin.memories.store_gateway import StoreRowChanged
 from memadmin.projects.models import Project
+from memadmin.projects.store import StoreRowChanged
 from memadmin.taxonomy.services import StaleCriteria
 from memadmin.web.hidden_fields import carry
 from memadmin.web.htmx_request import HtmxHttpRequest

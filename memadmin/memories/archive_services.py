@@ -1,6 +1,6 @@
 """Archive memories, alone or superseded by a successor, and set what an archive or restore changes.
 
-The `mark_*` helpers and `statuses_before_archive` serve one memory or many: bulk_services
+The `mark_*` helpers and `statuses_before_archive` serve one memory or many: curation.bulk_services
 archives and restores through them; memory_update archives through `mark_archived` and
 drops the archive reason with `forget_archive_reason`.
 """
@@ -12,9 +12,9 @@ from django.db.models import OuterRef, Subquery
 from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
 from memadmin.core.clock import now_ms
+from memadmin.projects.store import StoreChange, store_backend
 
 from .models import Memory
-from .store_gateway import StoreChange, store_write
 
 
 def mark_archived(memory: Memory, *, reason: str, now: int) -> dict:
@@ -93,7 +93,7 @@ def memory_archive(
         raise ValidationError(f"Memory #{current.display_id} is already archived.")
     changes = mark_archived(current, reason=reason, now=at_ms if at_ms is not None else now_ms())
     with acting(actor=actor, reason=reason):
-        receipt = store_write(
+        receipt = store_backend().write_memories(
             project=current.project,
             changes=[StoreChange(current, reason=reason, expected_revision=expected_revision)],
         )
@@ -126,7 +126,7 @@ def memory_supersede(
     current.superseded_by = successor
     current.updated_at = max(at_ms if at_ms is not None else now_ms(), current.updated_at + 1)
     with acting(actor=actor, reason=reason):
-        receipt = store_write(
+        receipt = store_backend().write_memories(
             project=current.project, changes=[StoreChange(current, "supersede", reason)]
         )
         current.save()
@@ -159,7 +159,9 @@ def memory_unsupersede(*, memory: Memory, status: str, actor, reason: str = "") 
     if metadata.pop("fragmented_into", None) is not None:
         current.metadata = metadata
     with acting(actor=actor, reason=reason):
-        receipt = store_write(project=current.project, changes=[StoreChange(current)])
+        receipt = store_backend().write_memories(
+            project=current.project, changes=[StoreChange(current)]
+        )
         current.save()
         receipt.settle()
         audit_record(

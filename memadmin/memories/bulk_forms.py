@@ -9,9 +9,8 @@ from memadmin.taxonomy.models import Category
 from memadmin.web.hidden_fields import LocalPathField
 from memadmin.web.number_fields import WholeNumberField
 
-from .bulk_services import ACTIONS, MERGE
+from .bulk_offers import ACTIONS, MERGE
 from .picker import COMPOSITE_HINT, PickerInput, typed_id
-from .relation_hooks import relations
 from .revision_fields import StoreRevisionsField
 
 # How the bulk bar's select names each action: those needing more input end in "…".
@@ -62,7 +61,13 @@ class ShownIdsField(forms.Field):
 
 
 class CompositePickField(forms.CharField):
-    """A composite named by its id ("12", "#12") or its exact title, typed or picked."""
+    """A composite named by its id ("12", "#12") or its exact title, typed or picked.
+
+    It picks from ``composites``, the queryset its form is given (composites sit above the
+    memories: the view that binds the form passes them); none when not given.
+    """
+
+    composites = None
 
     default_error_messages = {
         "missing": "No composite has the id or title {text!r}.",
@@ -78,7 +83,9 @@ class CompositePickField(forms.CharField):
         text = (super().clean(value) or "").strip()
         if not text:
             return None
-        composites = relations().composites()
+        composites = self.composites
+        if composites is None:
+            raise forms.ValidationError(self.error_messages["missing"].format(text=text))
         number = typed_id(text)
         found = (
             list(composites.filter(pk=number)[:1])
@@ -132,14 +139,17 @@ class BulkForm(ShownRowsForm):
         project=None,
         categories: list[tuple[str, str]] | None = None,
         actions: list[str] | None = None,
+        composites=None,
         **kwargs,
     ):
         """Offer `categories` for a move (the list's selection), else (None) every known one.
 
-        The composite picker searches `project`'s composites when the list shows one project.
-        `actions` (from `actions_allowed`) narrows the actions the select offers.
+        The composite picker searches `project`'s composites when the list shows one project;
+        an add picks from `composites` (a queryset of them). `actions` (from
+        `actions_allowed`) narrows the actions the select offers.
         """
         super().__init__(*args, **kwargs)
+        self.fields["composite"].composites = composites
         if actions is not None:
             self.fields["action"].choices = [
                 choice for choice in ACTION_CHOICES if choice[0] in actions

@@ -15,15 +15,16 @@ from collections.abc import Iterable, Mapping
 from django import forms
 from django.core.exceptions import ValidationError
 
+from memadmin.projects.store import store_backend
+
 from .models import Memory
-from .store_gateway import store_revisions
 
 _PAIR = re.compile(r"^(\d{1,18}):(\d{1,18})$")
 
 
 def revisions_text(memories: Iterable[Memory]) -> str:
     """Return the store revisions of ``memories`` now, as the field carries them."""
-    found = store_revisions(list(memories))
+    found = store_backend().memory_revisions(list(memories))
     return " ".join(f"{pk}:{revision}" for pk, revision in sorted(found.items()))
 
 

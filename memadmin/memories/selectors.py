@@ -4,12 +4,14 @@ import hashlib
 import json
 from collections.abc import Iterable
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
-from django.db.models.functions import Length
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce, Length
 
+from memadmin.audit.models import AuditEvent
 from memadmin.core.clock import now_ms
 from memadmin.projects.models import Project
 from memadmin.taxonomy.models import Category
+from memadmin.taxonomy.selectors import categories_of
 
 from .models import Memory
 from .search import memory_search
@@ -72,6 +74,24 @@ def memory_list(
     return memories
 
 
+def categories_with_counts(project) -> QuerySet[Category]:
+    """Return the project's categories in priority order, each with `memory_count` (every
+    status) and `live_count` (active and permanent, the overview's count)."""
+    return categories_of(project).annotate(
+        memory_count=Coalesce(_count_per_category(), 0),
+        live_count=Coalesce(_count_per_category(live_only=True), 0),
+    )
+
+
+def _count_per_category(*, live_only: bool = False) -> Subquery:
+    """Return the number of memories of OuterRef("project") in category OuterRef("name"):
+    every status, or (`live_only`) active and permanent ones, as the overview counts."""
+    rows = Memory.objects.filter(project=OuterRef("project"), category=OuterRef("name"))
+    if live_only:
+        rows = rows.filter(status__in=LIVE_STATUSES)
+    return Subquery(rows.order_by().values("category").annotate(n=Count("id")).values("n"))
+
+
 def category_names_known() -> list[str]:
     """Return every category name of any project's pack, sorted (the filter's suggestions)."""
     return sorted(set(Category.objects.values_list("name", flat=True)))
@@ -113,8 +133,27 @@ def memory_matches(term: str, *, project: int | None = None, limit: int = 20) ->
     return list(memory_search(memories, term)[:limit])
 
 
+def memories_by_ids(ids: Iterable[int]) -> list[Memory]:
+    """Return the memories with these ids as they are now, with their project, by id."""
+    return list(Memory.objects.select_related("project").filter(pk__in=ids).order_by("pk"))
+
+
 def memories_version(memories: Iterable[Memory]) -> str:
     """Return the version of the memories a page lists (a merge's sources, a group): a digest
     of each one's id and `updated_at`, so any save of one of them moves it."""
     rows = sorted((memory.pk, memory.updated_at) for memory in memories)
     return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:32]
+
+
+MERGE_ACTION = "merged"  # the audit action of a merge, recorded on its result
+
+
+def merge_event(result: Memory) -> AuditEvent | None:
+    """Return the audit event of the merge that made `result`, or None."""
+    return (
+        AuditEvent.objects.filter(
+            action=MERGE_ACTION, object_type="memory", object_id=str(result.pk)
+        )
+        .order_by("-created_at", "-id")
+        .first()
+    )

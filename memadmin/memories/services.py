@@ -11,11 +11,11 @@ from memadmin.audit.services import audit_record
 from memadmin.core.clock import now_ms
 from memadmin.core.hashing import normalized_hash
 from memadmin.projects.models import Project
+from memadmin.projects.store import StoreChange, store_backend
 from memadmin.taxonomy.selectors import category_names
 
 from .archive_services import forget_archive_reason, mark_archived
 from .models import Memory
-from .store_gateway import StoreChange, store_write
 
 EDITABLE_FIELDS = ("content", "category", "importance", "scope", "shareable", "status")
 CONTENT_MAX_CHARS = 20_000
@@ -146,7 +146,9 @@ def memory_create(
             expires_at=now + ttl_days * 86_400_000 if ttl_days else None,
         )
         # The store first (it sets upstream_id); memadmin's row only if the store committed.
-        receipt = store_write(project=project, changes=[StoreChange(memory, "create")])
+        receipt = store_backend().write_memories(
+            project=project, changes=[StoreChange(memory, "create")]
+        )
         memory.save(force_insert=True)
         receipt.settle()
         audit_record(
@@ -238,7 +240,7 @@ def memory_update(
     if "status" in diff and diff["status"][0] == Memory.Status.ARCHIVED:
         diff |= forget_archive_reason(current)
     with acting(actor=actor, reason=reason):
-        receipt = store_write(
+        receipt = store_backend().write_memories(
             project=current.project,
             changes=[StoreChange(current, reason=reason, expected_revision=expected_revision)],
         )
@@ -324,7 +326,9 @@ def memory_write_or_bump(
     with acting(actor=actor, reason=reason):
         existing.seen_count = seen_before + 1
         existing.last_seen_at = max(now, existing.last_seen_at)
-        receipt = store_write(project=project, changes=[StoreChange(existing, "seen")])
+        receipt = store_backend().write_memories(
+            project=project, changes=[StoreChange(existing, "seen")]
+        )
         existing.save(update_fields=["seen_count", "last_seen_at"])
         receipt.settle()
         audit_record(

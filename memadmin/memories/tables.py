@@ -7,10 +7,10 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from memadmin.core.clock import ms_to_datetime
+from memadmin.projects.store import store_backend
 from memadmin.web.pagination import Pager, pager, query_pages
 
 from .models import Memory
-from .store_gateway import pending_ids
 
 MAX_PER_PAGE = 500
 
@@ -138,7 +138,9 @@ class MemoryTable(tables.Table):
     def _pending(self) -> set[int]:
         """Return which memories of the page hold changes not in their store (one query)."""
         if not hasattr(self, "_pending_cache"):
-            self._pending_cache = pending_ids([row.record.pk for row in self.paginated_rows])
+            self._pending_cache = store_backend().pending_memory_ids(
+                [row.record.pk for row in self.paginated_rows]
+            )
         return self._pending_cache
 
     def render_updated_at(self, value: int):

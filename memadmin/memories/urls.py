@@ -2,6 +2,8 @@ from django.urls import path
 
 from . import bulk_views, picker_views, views
 
+# The bulk actions and merges (`bulk`, `merge`, `unmerge`) are served under this namespace
+# too, from curation (`memadmin/curation/memory_urls.py`, joined in `memadmin/urls.py`).
 app_name = "memories"
 
 urlpatterns = [
@@ -10,8 +12,5 @@ urlpatterns = [
     path("pick/", picker_views.memory_pick, name="pick"),
     path("<int:pk>/", views.memory_detail, name="detail"),
     path("<int:pk>/edit/", views.memory_edit, name="edit"),
-    path("bulk/", bulk_views.bulk, name="bulk"),
     path("bulk/actions/", bulk_views.bulk_actions, name="bulk_actions"),
-    path("merge/", bulk_views.merge, name="merge"),
-    path("<int:pk>/unmerge/", bulk_views.unmerge, name="unmerge"),
 ]

@@ -13,18 +13,18 @@ from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
 from memadmin.core.numbers import parse_id
 from memadmin.projects.models import Project
+from memadmin.projects.store import StoreDuplicate, StoreRowChanged, store_backend
 from memadmin.web.hidden_fields import carry
 from memadmin.web.htmx_request import HtmxHttpRequest, partial_or_page
 
 from . import selectors
 from .bulk_forms import BulkForm, category_choices
-from .bulk_services import actions_allowed, restore_withheld
+from .bulk_offers import actions_allowed, restore_withheld
 from .forms import MemoryFilterForm, MemoryForm, ProjectSwitchForm
 from .models import Memory
 from .search import uses_index
 from .services import DuplicateMemory, StaleEdit, memory_update
 from .services import memory_create as create_memory
-from .store_gateway import StoreDuplicate, StoreRowChanged, store_revision
 from .tables import MemoryTable
 
 PAGE_SIZE = 25
@@ -144,7 +144,7 @@ def memory_edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         for name in ("content", "category", "importance", "scope", "shareable", "status")
     }
     initial["expected_updated_at"] = memory.updated_at
-    initial["expected_revision"] = store_revision(memory)
+    initial["expected_revision"] = store_backend().memory_revision(memory)
     form = MemoryForm(request.POST or None, initial=initial, project=memory.project)
     context = {"form": form, "memory": memory, "project": memory.project}
     if request.method == "POST" and form.is_valid():

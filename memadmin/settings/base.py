@@ -223,6 +223,10 @@ MEMADMIN_TOKENIZER_DIR = Path(
     os.environ.get("MEMADMIN_TOKENIZER_DIR", locations.default_tokenizer_dir())
 )
 
+# The store backend every person's edit of a synced project goes through
+# (`memadmin/projects/store.py`); without this setting nothing is written outside memadmin.
+MEMADMIN_STORE = {"BACKEND": "memadmin.interop.store_backend.ContextDbStore"}
+
 # How edits of projects synced from a magic-context store reach it (see docs/store-protocol.md,
 # "What is written to the store, and when"): "through" writes each edit to the store at once, "pending" keeps
 # it for the next sync on the machine with the file (a team server), "off" never writes.

@@ -9,13 +9,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from django.db.models import QuerySet
-from django.db.models.functions import Coalesce
 
 from memadmin.core.facts import AcceptedFact, FactsReport, parse_facts, unknown_category
 from memadmin.core.packs import CategorySpec, criteria_from_dict
 from memadmin.core.prompts import render_all, surface_hash
 
-from .memory_hooks import memories
 from .models import Category, SurfaceHashRecord
 
 
@@ -36,15 +34,6 @@ def category_by_name(project, name: str) -> Category:
     """Return one category of the project, or raise Category.DoesNotExist."""
     return Category.objects.select_related("project", "project__pack").get(
         project=project, name=name
-    )
-
-
-def categories_with_counts(project) -> QuerySet[Category]:
-    """Return the project's categories in priority order, each with `memory_count` (every
-    status) and `live_count` (active and permanent, the overview's count)."""
-    return categories_of(project).annotate(
-        memory_count=Coalesce(memories().count_per_category(), 0),
-        live_count=Coalesce(memories().count_per_category(live_only=True), 0),
     )
 
 

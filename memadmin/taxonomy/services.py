@@ -1,8 +1,9 @@
 """Write packs and categories: installing a pack, editing criteria, recording the surface hash.
 
-Category names are never edited here: they belong to the pack (see `upgrade_services` for
-pack upgrades). People edit a category's criteria as an override of the pack default; every
-change that alters the assembled prompt texts records the new surface hash.
+Category names are never edited here: they belong to the pack (pack upgrades, which move
+memories too, are `memadmin/memories/pack_upgrade_services.py`). People edit a category's
+criteria as an override of the pack default; every change that alters the assembled prompt
+texts records the new surface hash.
 """
 
 from django.conf import settings
@@ -18,11 +19,11 @@ from memadmin.core.packs import (
     criteria_to_dict,
     find_pack,
 )
+from memadmin.projects.store import store_backend
 
 from .criteria_fields import LABELS, field_changes, form_field_of
 from .models import Category, Pack, SurfaceHashRecord
 from .selectors import current_surface_hash, last_recorded_hash
-from .store_hooks import criteria_written
 
 
 def pack_spec_to_json(spec: PackSpec) -> dict:
@@ -238,7 +239,7 @@ def _override_put(
             category=current_category.name,
         )
         # Last: a store that refuses rolls all of the above back.
-        criteria_written(current_category.project)
+        store_backend().write_criteria(project=current_category.project)
     return current_category
 
 
@@ -312,7 +313,7 @@ def criteria_override_keep(
         current_category.previous_default = None
         current_category.revision += 1
         current_category.save()
-        criteria_written(current_category.project)
+        store_backend().write_criteria(project=current_category.project)
         audit_record(
             action="criteria_override_kept",
             target=current_category,

@@ -2,21 +2,17 @@ from django.urls import path
 
 from . import (
     converters,  # noqa: F401  (registers <category:...>)
-    facts_views,
     prompt_views,
-    upgrade_views,
     views,
 )
 
+# The overview, the pack page and the facts checker are served under this namespace too,
+# from the memories (`memadmin/memories/criteria_urls.py`, joined in `memadmin/urls.py`).
 app_name = "taxonomy"
 
 urlpatterns = [
-    path("", views.index, name="index"),
     path("<int:project_pk>/prompts/<slug:site>/", prompt_views.prompt_preview, name="prompt"),
     path("<int:project_pk>/surface/", prompt_views.surface_hash_history, name="surface"),
-    path("<int:project_pk>/facts/", facts_views.facts_checker, name="facts"),
-    path("<int:project_pk>/pack/", upgrade_views.pack_page, name="pack"),
-    path("<int:project_pk>/pack/apply/", upgrade_views.pack_apply, name="pack_apply"),
     path("<int:project_pk>/<category:name>/", views.category_detail, name="category"),
     path("<int:project_pk>/<category:name>/edit/", views.criteria_edit, name="edit"),
     path(

@@ -1,4 +1,7 @@
-"""Pages of the criteria area: the overview and each category's criteria editor.
+"""Pages of the criteria area: each category's criteria editor.
+
+The area's overview, its pack page and its facts checker count, move or write memories, so
+they are the memories' (`memadmin/memories/criteria_urls.py`).
 
 No page here adds, renames or deletes a category: names belong to the pack.
 """
@@ -14,20 +17,20 @@ from memadmin.accounts.roles import has_role, role_required
 from memadmin.audit.context import acting
 from memadmin.audit.undo_messages import undo_message
 from memadmin.projects.models import Project
-from memadmin.web.htmx_request import HtmxHttpRequest, partial_or_page
+from memadmin.projects.store import CriteriaStoreRefused
+from memadmin.web.htmx_request import HtmxHttpRequest
 
 from .criteria_fields import FIELDS
 from .editor import conflict_fields, editor_context, field_views
-from .forms import CriteriaForm, ProjectPickForm, RevisionForm
+from .forms import CriteriaForm, RevisionForm
 from .models import Category
-from .selectors import categories_with_counts, category_by_name, surface_history, surface_state
+from .selectors import category_by_name
 from .services import (
     StaleCriteria,
     criteria_override_clear,
     criteria_override_keep,
     criteria_override_save,
 )
-from .store_hooks import CriteriaStoreRefused
 
 PAGE = "taxonomy/category.html"
 EDITOR = PAGE + "#editor-section"
@@ -47,26 +50,6 @@ def category_or_404(project_pk: int, name: str) -> Category:
         return category_by_name(project_or_404(project_pk), name)
     except Category.DoesNotExist as missing:
         raise Http404("No such category in this project's pack.") from missing
-
-
-@require_GET
-@role_required("viewer")
-def index(request: HtmxHttpRequest) -> HttpResponse:
-    """Show a project's categories with their markers and the prompt-surface hash."""
-    pick = ProjectPickForm(request.GET or None)
-    project = pick.cleaned_data["project"] if pick.is_valid() else None
-    if project is None:
-        project = pick.fields["project"].queryset.select_related("pack").first()
-        pick = ProjectPickForm(initial={"project": project})
-    context = {"pick": pick, "project": project}
-    if project is not None:
-        context |= {
-            "categories": categories_with_counts(project),
-            "surface": surface_state(project),
-            "surface_records": list(surface_history(project)[:5]),
-        }
-    template_name = partial_or_page(request, "taxonomy/index.html", "overview-section")
-    return render(request, template_name, context)
 
 
 @require_GET

@@ -4,8 +4,8 @@ with JavaScript (as rows are ticked) and without (for the page's rows)."""
 import pytest
 from playwright.sync_api import expect
 
+from memadmin.curation.merge_services import memory_merge
 from memadmin.memories.archive_services import memory_archive
-from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.services import memory_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

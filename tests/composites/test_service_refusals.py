@@ -16,7 +16,7 @@ from memadmin.composites.services import (
     composite_member_add,
     composite_set_title,
 )
-from memadmin.memories.merge_services import memory_merge, memory_merge_undo
+from memadmin.curation.merge_services import memory_merge, memory_merge_undo
 from memadmin.memories.models import Memory
 
 pytestmark = pytest.mark.django_db

@@ -20,7 +20,7 @@ from memadmin.composites.services import (
     composite_set_title,
     composite_set_type,
 )
-from memadmin.memories.merge_services import memory_merge
+from memadmin.curation.merge_services import memory_merge
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from tests.html_tree import (

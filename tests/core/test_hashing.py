@@ -12,7 +12,12 @@ so a change to the case folding, the whitespace rule or the encoding breaks thes
 
 import pytest
 
-from memadmin.core.hashing import content_digest, normalize_content, normalized_hash
+from memadmin.core.hashing import (
+    content_digest,
+    content_digest64,
+    normalize_content,
+    normalized_hash,
+)
 
 PLUGIN_DIGESTS = [
     ("Use scripts/release.sh", "62758be1367cdbab7cc7c89232e29c2e"),
@@ -57,3 +62,13 @@ def test_content_digest_is_the_sha256_of_the_exact_text():
     assert content_digest("Use  scripts") == (
         "606e7214e170811ec0b398ca8a1f190406117a913ca7f3b142156ed9e083a03c"
     )
+
+
+def test_the_content_digest_is_the_first_eight_bytes_of_md5_signed_big_endian():
+    """Pinned numbers: MD5 of the UTF-8 text (a lone surrogate as it stands), its first 8 bytes
+    read as a signed big-endian integer, which PostgreSQL's md5() makes too (memories.sizes).
+    md5("") is d41d8cd98f00b204...: 0xd41d8cd98f00b204 - 2**64 = -3162216497309240828."""
+    assert content_digest64("") == -3162216497309240828
+    assert content_digest64("Deploy with make release.") == -2562288471222919235
+    assert content_digest64("café \U0001f600") == 8590117417265352085  # positive: top bit clear
+    assert content_digest64("lone \udc80") == 3861831079080782041

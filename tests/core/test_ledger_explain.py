@@ -2,7 +2,7 @@
 
 from memadmin.core.ledger import assemble
 from memadmin.core.ledger.explain import decision, placement
-from memadmin.core.ledger.model import LedgerMemory
+from memadmin.core.ledger.model import EXPIRED, LAZY_DETAIL, OVER_BUDGET, LedgerMemory, LedgerRow
 from memadmin.core.tokens import HeuristicCounter
 
 
@@ -25,7 +25,12 @@ def test_placement_names_the_rule_that_decided():
     assert "never seen or verified" in placement(memory(2), memory(1, seen=5), "recent")
     assert "the lower id goes first, #1 before #2" in placement(memory(2), memory(1), "recent")
     assert "tie-break by id" in placement(memory(2), memory(1), "id")
-    assert "no importance" in placement(memory(2, importance=None), memory(1), "recent")
+    assert placement(memory(2, importance=None), memory(1), "recent") == (
+        "no importance: after every memory that has one"
+    )
+    assert placement(memory(2, importance=None), memory(1, importance=None), "recent") == (
+        "no importance: kept in the store's order (category, then latest update)"
+    )
 
 
 def test_an_excluded_row_says_what_it_needed_and_what_was_left():
@@ -42,3 +47,35 @@ def test_an_excluded_row_says_what_it_needed_and_what_was_left():
     )
     first = result.rows[0]
     assert decision(first, budget=1000).startswith(f"fitted: {first.tokens} tokens")
+
+
+def _row(*, injected, reason=None, order=None, tokens=40, running_total=None):
+    return LedgerRow(
+        memory_id=1,
+        kind="standalone",
+        category="OPS_RULES",
+        tokens=tokens,
+        running_total=running_total,
+        injected=injected,
+        reason=reason,
+        order=order,
+        reachable=injected,
+    )
+
+
+def test_each_decision_is_said_in_its_own_words():
+    """Every branch of `decision`, word for word: a row injected without a rank, one fitted,
+    one over the budget (and one without a running total, which has no figures to give),
+    a lazy detail, and any other reason said as it is."""
+    assert decision(_row(injected=True), budget=100) == "injected"
+    fitted = _row(injected=True, order=3, running_total=70)
+    assert decision(fitted, budget=100) == "fitted: 40 tokens, 30 left after it"
+    over = _row(injected=False, reason=OVER_BUDGET, order=4, running_total=90)
+    assert decision(over, budget=100) == "needed 40 tokens, 10 left when its turn came"
+    unranked = _row(injected=False, reason=OVER_BUDGET)
+    assert decision(unranked, budget=100) == "over budget"
+    # A running total without the over-budget reason is not an over-budget refusal.
+    expired = _row(injected=False, reason=EXPIRED, running_total=90)
+    assert decision(expired, budget=100) == "expired"
+    lazy = _row(injected=False, reason=LAZY_DETAIL)
+    assert decision(lazy, budget=100) == "lazy detail: listed under its header, fetched on demand"

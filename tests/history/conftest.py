@@ -22,8 +22,8 @@ def rename_research(tmp_path, settings, project):
     """Return a function that upgrades `project` to an ops-six where RESEARCH is STUDIES."""
     from pathlib import Path
 
+    from memadmin.memories.pack_upgrade_services import pack_upgrade
     from memadmin.taxonomy.services import pack_load
-    from memadmin.taxonomy.upgrade_services import pack_upgrade
 
     original = (Path(settings.BASE_DIR) / "packs" / "ops-six.toml").read_text()
     directory = tmp_path / "packs"

@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from memadmin.audit.context import acting, current, current_change_id
 from memadmin.audit.models import AuditEvent
+from memadmin.curation.bulk_services import bulk_apply
 from memadmin.history.timeline import memory_timeline
-from memadmin.memories.bulk_services import bulk_apply
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 

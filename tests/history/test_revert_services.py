@@ -4,9 +4,9 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from memadmin.audit.models import AuditEvent
+from memadmin.curation.merge_services import memory_merge
 from memadmin.history.revert_services import criteria_revert, memory_revert
 from memadmin.history.selectors import criteria_versions, memory_versions
-from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
 from memadmin.taxonomy.selectors import category_by_name

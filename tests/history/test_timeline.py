@@ -10,9 +10,9 @@ from memadmin.composites.services import (
     composite_member_remove,
 )
 from memadmin.core.worddiff import DiffOp
+from memadmin.curation.merge_services import memory_merge
 from memadmin.history.timeline import memory_timeline
 from memadmin.memories.archive_services import memory_supersede
-from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update, memory_write_or_bump
 

@@ -7,9 +7,9 @@ from django.urls import reverse
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import CompositeMember
 from memadmin.composites.services import composite_create
+from memadmin.curation.bulk_services import StalePlan, bulk_apply, bulk_plan
+from memadmin.curation.merge_services import memory_merge
 from memadmin.memories.archive_services import memory_archive
-from memadmin.memories.bulk_services import StalePlan, bulk_apply, bulk_plan
-from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
 from memadmin.memories.selectors import memories_version
 from memadmin.memories.services import memory_create, memory_update

@@ -4,7 +4,7 @@ import pytest
 from django.contrib.messages import get_messages
 
 from memadmin.memories.archive_services import memory_archive
-from memadmin.memories.bulk_services import actions_allowed
+from memadmin.memories.bulk_offers import actions_allowed
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from tests.html_tree import attribute, find, find_all, selected, submitted, text
@@ -164,7 +164,7 @@ def test_a_next_off_this_site_is_never_followed(client_as, rows, target):
 
 def test_a_merged_source_says_why_restore_is_not_offered(client_as, rows):
     """Ticking a memory merged into another: restore is not offered, and the bar says why."""
-    from memadmin.memories.merge_services import memory_merge
+    from memadmin.curation.merge_services import memory_merge
 
     result = memory_merge(memories=rows[:2], content="Rules 0 and 1.", actor="agent")
     client = client_as("editor")
@@ -185,7 +185,7 @@ def test_a_merged_source_says_why_restore_is_not_offered(client_as, rows):
 def test_a_page_of_superseded_memories_says_why_restore_is_missing(client_as, project, rows):
     """Without JavaScript (nothing ticked), a page whose archived rows were all superseded
     says why its menu has no Restore: merged, fragmented or superseded, each its own way."""
-    from memadmin.memories.merge_services import memory_merge
+    from memadmin.curation.merge_services import memory_merge
     from memadmin.structure.fragment_lines import offsets_of
     from memadmin.structure.fragment_services import memory_fragment
 

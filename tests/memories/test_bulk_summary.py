@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 from pytest_django.asserts import assertContains
 
-from memadmin.memories.bulk_services import BulkPlan, bulk_plan
+from memadmin.curation.bulk_services import BulkPlan, bulk_plan
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
 from tests.html_tree import attribute, find, find_all

@@ -12,8 +12,8 @@ from memadmin.composites.services import (
     composite_cursor_set,
     composite_member_add,
 )
+from memadmin.curation.merge_services import memory_merge, memory_merge_undo
 from memadmin.memories.archive_services import memory_supersede
-from memadmin.memories.merge_services import memory_merge, memory_merge_undo
 from memadmin.memories.models import Memory
 from memadmin.memories.services import DuplicateMemory, memory_create, memory_update
 

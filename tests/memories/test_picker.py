@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from memadmin.composites.services import composite_create
-from memadmin.memories.bulk_forms import BulkForm
+from memadmin.curation.bulk_forms import BulkActionForm as BulkForm
 from memadmin.memories.picker import PICK_LIMIT, chosen_value, search_term
 from memadmin.memories.services import memory_create
 from tests.html_tree import attribute, find, find_all, parse

@@ -8,9 +8,9 @@ from django.core.exceptions import ValidationError
 
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.services import composite_create, composite_member_add
+from memadmin.curation.bulk_services import StalePlan, bulk_apply, bulk_plan
+from memadmin.curation.merge_services import memory_merge, memory_merge_undo
 from memadmin.memories.archive_services import memory_archive, memory_supersede
-from memadmin.memories.bulk_services import StalePlan, bulk_apply, bulk_plan
-from memadmin.memories.merge_services import memory_merge, memory_merge_undo
 from memadmin.memories.models import Memory
 from memadmin.memories.services import (
     CONTENT_MAX_CHARS,

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memadmin.core.prompts import HISTORIAN
+from memadmin.memories.facts_services import facts_write
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
-from memadmin.taxonomy.facts_services import facts_write
 from memadmin.taxonomy.selectors import category_names, facts_check, prompt_texts
 from tests.html_tree import field_error, find, find_all, submitted, top
 from tests.html_tree import text as text_of

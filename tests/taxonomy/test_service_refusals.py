@@ -5,8 +5,9 @@ from django.core.exceptions import ValidationError
 
 from memadmin.audit.models import AuditEvent
 from memadmin.core.facts import parse_facts
+from memadmin.memories.facts_services import facts_write
+from memadmin.memories.pack_upgrade_services import NOTHING, pack_upgrade, pack_upgrade_plan
 from memadmin.projects.services import project_create
-from memadmin.taxonomy.facts_services import facts_write
 from memadmin.taxonomy.models import Category, SurfaceHashRecord
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import (
@@ -18,7 +19,6 @@ from memadmin.taxonomy.services import (
     pack_spec_to_json,
     surface_hash_note,
 )
-from memadmin.taxonomy.upgrade_services import NOTHING, pack_upgrade, pack_upgrade_plan
 
 pytestmark = pytest.mark.django_db
 

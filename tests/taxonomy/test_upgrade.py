@@ -6,11 +6,11 @@ from django.urls import reverse
 
 from memadmin.audit.models import AuditEvent
 from memadmin.memories.models import Memory
+from memadmin.memories.pack_upgrade_services import UpgradeRefused, pack_upgrade, pack_upgrade_plan
 from memadmin.memories.services import memory_create
 from memadmin.taxonomy.models import Category, SurfaceHashRecord
 from memadmin.taxonomy.selectors import category_by_name, category_names, current_surface_hash
 from memadmin.taxonomy.services import criteria_override_save, pack_load
-from memadmin.taxonomy.upgrade_services import UpgradeRefused, pack_upgrade, pack_upgrade_plan
 from memadmin.taxonomy.upgrades import CRITERIA_ONLY, NAMES_CHANGED, NOTHING, parse_mapping
 
 pytestmark = pytest.mark.django_db

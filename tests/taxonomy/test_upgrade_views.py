@@ -6,10 +6,10 @@ from django.utils.html import escape
 
 from memadmin.audit.models import AuditEvent
 from memadmin.memories.models import Memory
+from memadmin.memories.pack_upgrade_services import pack_upgrade_plan
 from memadmin.memories.services import memory_create
 from memadmin.taxonomy.selectors import category_by_name, category_names
 from memadmin.taxonomy.services import criteria_override_save, pack_load
-from memadmin.taxonomy.upgrade_services import pack_upgrade_plan
 from tests.html_tree import attribute, definitions, field_error, find, find_all, links, submitted
 from tests.html_tree import text as text_of
 

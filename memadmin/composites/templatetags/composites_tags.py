@@ -4,7 +4,7 @@ from django import template
 
 from memadmin.composites.pictures import composite_picture
 from memadmin.composites.selectors import memory_composites
-from memadmin.memories.merge_services import merge_event
+from memadmin.memories.selectors import merge_event
 
 register = template.Library()
 

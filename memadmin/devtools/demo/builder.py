@@ -13,9 +13,9 @@ from memadmin.audit.context import acting
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create, composite_cursor_set
 from memadmin.core.clock import now_ms
+from memadmin.curation.merge_services import memory_merge
 from memadmin.ledger.counters import choose_counter
 from memadmin.memories.archive_services import memory_archive, memory_supersede
-from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
 from memadmin.memories.services import DuplicateMemory, memory_create, memory_update
 from memadmin.projects.models import Project

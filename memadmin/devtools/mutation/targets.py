@@ -14,18 +14,17 @@ CORE = (
 SERVICES = (
     "memadmin/memories/services.py",
     "memadmin/memories/archive_services.py",
-    "memadmin/memories/bulk_services.py",
-    "memadmin/memories/merge_services.py",
     # The taxonomy's writes to memories (a pack upgrade's moves, the facts checker's writes).
-    "memadmin/memories/taxonomy_side.py",
+    "memadmin/memories/facts_services.py",
+    "memadmin/memories/pack_upgrade_services.py",
+    "memadmin/curation/bulk_services.py",
+    "memadmin/curation/merge_services.py",
     "memadmin/projects/services.py",
     "memadmin/composites/services.py",
     "memadmin/composites/member_services.py",
     "memadmin/composites/reference_services.py",
     "memadmin/composites/repoint_services.py",
     "memadmin/taxonomy/services.py",
-    "memadmin/taxonomy/facts_services.py",
-    "memadmin/taxonomy/upgrade_services.py",
     "memadmin/interop/planning/plan.py",
 )
 NAMED_SETS = {"core": CORE, "services": SERVICES}

@@ -30,7 +30,7 @@ from memadmin.core.contextdb import composites_ddl as ddl
 from memadmin.core.contextdb import writing as store
 from memadmin.core.contextdb.opening import open_readonly
 from memadmin.memories.models import Memory
-from memadmin.memories.store_gateway import StoreRefused
+from memadmin.projects.store import StoreRefused
 
 from ..models import StoreComposite, StoreComposites, UpstreamStore
 from ..write_through.store_writes import (

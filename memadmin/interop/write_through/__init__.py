@@ -1,6 +1,7 @@
 """Write-through: a person's edit in memadmin going to the store it was synced from.
 
-`store_writes` is the gateway the memories app calls, `store_values` the translation between
-a memory and the store's columns, `criteria_services` and `criteria_writes` a project's
-criteria, `newer_stores` the stores too new to write.
+The store seam's backend (`..store_backend`) hands each write here: `store_writes` writes
+memories, `store_values` translates a memory into the store's columns, `criteria_services`
+and `criteria_writes` write a project's criteria, `newer_stores` names the stores too new
+to write.
 """

@@ -11,7 +11,7 @@ On a server that cannot reach the file (``pending``) the project is marked
 from memadmin.core.clock import now_ms
 from memadmin.core.contextdb import StoreError
 from memadmin.core.contextdb import writing as store
-from memadmin.taxonomy.store_hooks import CriteriaStoreRefused
+from memadmin.projects.store import CriteriaStoreRefused
 
 from ..models import PendingCriteria
 from .criteria_services import criteria_entries

@@ -1,7 +1,7 @@
 """Write-through: every person's write to a synced project's memories reaches its store.
 
-The gateway the memories app calls (`memadmin.memories.store_gateway`), registered in
-`InteropConfig.ready`. For a project synced from a store, according to
+The writer the store seam hands memory writes to (`memadmin.interop.store_backend`,
+`ContextDbStore.write_memories`). For a project synced from a store, according to
 ``settings.MEMADMIN_STORE_WRITES``:
 
 - ``through`` (the default): the change is written to the store in one checked
@@ -26,7 +26,8 @@ from memadmin.core.contextdb import StoreError, composites_ddl, lifecycle
 from memadmin.core.contextdb import writing as store
 from memadmin.core.contextdb.opening import open_readonly
 from memadmin.memories.models import Memory
-from memadmin.memories.store_gateway import (
+from memadmin.projects.models import Project
+from memadmin.projects.store import (
     NOTHING,
     Receipt,
     StoreBusy,
@@ -35,7 +36,6 @@ from memadmin.memories.store_gateway import (
     StoreRefused,
     StoreRowChanged,
 )
-from memadmin.projects.models import Project
 from memadmin.web.store_rehearsal import rehearsing
 
 from ..models import StoreBase, StoreComposites, SyncConflict, UpstreamProject, UpstreamStore

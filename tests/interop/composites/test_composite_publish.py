@@ -17,6 +17,7 @@ from memadmin.composites.services import (
     composite_set_title,
     composite_set_type,
 )
+from memadmin.curation.merge_services import memory_merge, memory_merge_undo
 from memadmin.interop.composites.publish import (
     PublishRefused,
     composites_publish,
@@ -24,7 +25,6 @@ from memadmin.interop.composites.publish import (
 )
 from memadmin.interop.models import StoreComposite, StoreComposites, UpstreamStore
 from memadmin.interop.writing.services import context_db_sync
-from memadmin.memories.merge_services import memory_merge, memory_merge_undo
 from memadmin.memories.models import Memory
 from tests.interop.conftest import rows_for, sha256
 

@@ -9,8 +9,8 @@ from memadmin.interop.models import StoreBase, SyncConflict
 from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
-from memadmin.memories.store_gateway import StoreRowChanged
 from memadmin.projects.models import Project
+from memadmin.projects.store import StoreRowChanged
 from tests.interop.conftest import PROJECT
 from tests.interop.write_through.test_store_writes import log_rows, store_exec, store_row, synced
 from tests.upstream_store import make_row

@@ -9,10 +9,10 @@ from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite, ReferenceSet
 from memadmin.composites.reference_services import reference_set_freeze
 from memadmin.composites.services import composite_create, composite_cursor_set
+from memadmin.curation.merge_services import memory_merge
 from memadmin.interop.transfer.export import project_export, project_export_data
 from memadmin.interop.transfer.import_services import ImportRefused, project_import
 from memadmin.interop.writing.services import context_db_sync
-from memadmin.memories.merge_services import memory_merge
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.projects.models import Project

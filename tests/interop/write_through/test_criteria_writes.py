@@ -14,9 +14,9 @@ from memadmin.interop.write_through.criteria_services import (
 )
 from memadmin.interop.writing.services import context_db_sync
 from memadmin.projects.models import Project
+from memadmin.projects.store import CriteriaStoreRefused
 from memadmin.taxonomy.selectors import category_by_name
 from memadmin.taxonomy.services import criteria_override_clear, criteria_override_save
-from memadmin.taxonomy.store_hooks import CriteriaStoreRefused
 from tests.interop.conftest import PROJECT
 from tests.interop.write_through.test_criteria_services import meta, other_tables
 from tests.interop.write_through.test_store_refusals import HOLD_LOCK

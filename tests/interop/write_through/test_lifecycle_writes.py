@@ -12,16 +12,16 @@ import json
 import pytest
 
 from memadmin.core.hashing import normalized_hash
+from memadmin.curation.bulk_services import bulk_apply
+from memadmin.curation.merge_services import memory_merge, memory_merge_undo
 from memadmin.interop.conflicts.services import conflict_resolve
 from memadmin.interop.models import SyncConflict
 from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.archive_services import memory_archive
-from memadmin.memories.bulk_services import bulk_apply
-from memadmin.memories.merge_services import memory_merge, memory_merge_undo
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
-from memadmin.memories.store_gateway import StoreDuplicate
 from memadmin.projects.models import Project
+from memadmin.projects.store import StoreDuplicate
 from tests.interop.conftest import PROJECT
 from tests.interop.planning.test_sync_threeway import agent_edit
 from tests.interop.write_through.test_store_writes import store_exec, store_query, store_row

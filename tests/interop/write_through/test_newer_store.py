@@ -8,7 +8,7 @@ from memadmin.core.contextdb.write_checks import NEWEST_TESTED_SCHEMA
 from memadmin.interop.write_through.store_writes import GATEWAY
 from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.services import memory_update
-from memadmin.memories.store_gateway import StoreRefused
+from memadmin.projects.store import StoreRefused
 from tests.interop.conftest import sha256
 from tests.interop.write_through.test_store_writes import store_query, store_row, synced
 from tests.lifecycle_store import add_lifecycle, set_schema_version

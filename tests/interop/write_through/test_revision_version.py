@@ -13,7 +13,7 @@ from django.urls import reverse
 from memadmin.interop.write_through.store_writes import GATEWAY
 from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.services import memory_update
-from memadmin.memories.store_gateway import StoreRowChanged
+from memadmin.projects.store import StoreRowChanged
 from tests.interop.write_through.test_store_writes import store_exec, store_query, store_row, synced
 from tests.lifecycle_store import add_lifecycle
 from tests.upstream_store import make_row

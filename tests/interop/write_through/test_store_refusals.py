@@ -13,7 +13,7 @@ from memadmin.interop.write_through.store_writes import GATEWAY
 from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
-from memadmin.memories.store_gateway import StoreBusy, StoreRefused, StoreRowChanged
+from memadmin.projects.store import StoreBusy, StoreRefused, StoreRowChanged
 from tests.interop.conftest import PROJECT, sha256
 from tests.interop.write_through.test_store_writes import store_exec, store_row, synced
 from tests.upstream_store import build_store, make_row

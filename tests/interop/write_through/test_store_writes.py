@@ -6,16 +6,16 @@ import sqlite3
 import pytest
 
 from memadmin.audit.models import AuditEvent
+from memadmin.curation.bulk_services import bulk_apply
+from memadmin.curation.merge_services import memory_merge, memory_merge_undo
 from memadmin.history.revert_services import memory_revert
 from memadmin.interop.models import StoreBase
 from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.archive_services import memory_archive
-from memadmin.memories.bulk_services import bulk_apply
-from memadmin.memories.merge_services import memory_merge, memory_merge_undo
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
-from memadmin.memories.store_gateway import StoreDuplicate
 from memadmin.projects.models import Project
+from memadmin.projects.store import StoreDuplicate
 from tests.interop.conftest import OTHER_PROJECT, PROJECT
 from tests.upstream_store import make_row
 

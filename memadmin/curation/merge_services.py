@@ -4,7 +4,8 @@ A merge follows upstream's lifecycle rule: the sources share one category; the r
 `merged_from` is the sorted union of their ids; counters are summed; it is permanent if any
 source was; the sources become archived with `superseded_by` set to the result. Composites
 ride along (Proposal 2's compression fate): every head or member that was a source now
-points at the result (composites register that side in `relation_hooks`).
+points at the result (`composites_repoint`). A merge writes memories and composites, so it
+is curation's, above both.
 
 Ids in `merged_from` are our primary keys, as everywhere in this database; the memory
 page resolves them. A synced store's upstream ids are each memory's `upstream_id`, and an
@@ -22,19 +23,16 @@ from django.db import transaction
 
 from memadmin.audit.actors import as_actor
 from memadmin.audit.context import acting
-from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import audit_record
+from memadmin.composites.repoint_services import composites_repoint, composites_restore
+from memadmin.composites.selectors import memory_cited
 from memadmin.core.clock import now_ms
 from memadmin.core.hashing import normalized_hash
-
-from .models import Memory
-from .relation_hooks import relations_cite, relations_repoint, relations_restore
-from .revision_fields import revision_for
-from .selectors import memories_version
-from .services import CONTENT_MAX_CHARS, DuplicateMemory
-from .store_gateway import StoreChange, store_write
-
-MERGE_ACTION = "merged"
+from memadmin.memories.models import Memory
+from memadmin.memories.revision_fields import revision_for
+from memadmin.memories.selectors import MERGE_ACTION, memories_version, merge_event
+from memadmin.memories.services import CONTENT_MAX_CHARS, DuplicateMemory
+from memadmin.projects.store import StoreChange, store_backend
 
 
 class StaleMerge(ValidationError):
@@ -214,7 +212,7 @@ def memory_merge(
             source.updated_at = max(now, source.updated_at + 1)
             prior[str(source.pk)]["archived_at"] = source.updated_at
         # The store takes the whole merge in one transaction, or memadmin writes none of it.
-        receipt = store_write(
+        receipt = store_backend().write_memories(
             project=result.project,
             changes=[StoreChange(result, "create")]
             + [
@@ -240,7 +238,7 @@ def memory_merge(
                     "superseded_by": [None, result.pk],
                 },
             )
-        composites = relations_repoint(source_ids=ids, result_id=result.pk)
+        composites = composites_repoint(source_ids=ids, result_id=result.pk)
         audit_record(
             action=MERGE_ACTION,
             target=result,
@@ -255,17 +253,6 @@ def memory_merge(
             },
         )
     return result
-
-
-def merge_event(result: Memory) -> AuditEvent | None:
-    """Return the audit event of the merge that made `result`, or None."""
-    return (
-        AuditEvent.objects.filter(
-            action=MERGE_ACTION, object_type="memory", object_id=str(result.pk)
-        )
-        .order_by("-created_at", "-id")
-        .first()
-    )
 
 
 @transaction.atomic
@@ -314,8 +301,8 @@ def memory_merge_undo(*, result: Memory, actor, reason: str = "") -> list[Memory
         )
     now = now_ms()
     with acting(actor=actor, reason=reason):
-        relations_restore(records=record["composites"])
-        if relations_cite(result):
+        composites_restore(records=record["composites"])
+        if memory_cited(result):
             raise ValidationError(
                 f"#{result.display_id} was added to composites after the merge; "
                 "remove it from them first."
@@ -327,7 +314,7 @@ def memory_merge_undo(*, result: Memory, actor, reason: str = "") -> list[Memory
             source.expires_at = was["expires_at"]
             source.superseded_by = None
             source.updated_at = max(now, source.updated_at + 1)
-        receipt = store_write(
+        receipt = store_backend().write_memories(
             project=result.project,
             changes=[StoreChange(source) for source in sources] + [StoreChange(result, "delete")],
         )

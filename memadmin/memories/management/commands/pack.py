@@ -10,9 +10,9 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from memadmin.core.packs import PackError, PackNotFoundError, pack_files
+from memadmin.memories.pack_upgrade_services import UpgradeRefused, pack_upgrade, pack_upgrade_plan
 from memadmin.projects.models import Project
 from memadmin.taxonomy.services import pack_install, pack_load
-from memadmin.taxonomy.upgrade_services import UpgradeRefused, pack_upgrade, pack_upgrade_plan
 from memadmin.taxonomy.upgrades import NOTHING, format_plan, parse_mapping
 
 

@@ -1,4 +1,7 @@
-"""Write the facts accepted from historian output as memories, with upstream's duplicate rule."""
+"""Write the facts accepted from historian output as memories, with upstream's duplicate rule.
+
+The taxonomy checks the output (`facts_check`); writing it is the memories'.
+"""
 
 from dataclasses import dataclass, field
 
@@ -6,7 +9,8 @@ from django.core.exceptions import ValidationError
 
 from memadmin.core.facts import AcceptedFact, FactsReport
 
-from .memory_hooks import memories
+from .models import Memory
+from .services import memory_write_or_bump
 
 
 @dataclass
@@ -28,11 +32,12 @@ def facts_write(*, project, report: FactsReport, actor, reason: str = "") -> Fac
     written = FactsWritten()
     for fact in report.accepted:
         try:
-            memory, created = memories().write_or_bump(
+            memory, created = memory_write_or_bump(
                 project=project,
                 category=fact.category,
                 content=fact.content,
                 actor=actor,
+                source_type=Memory.SourceType.HISTORIAN,
                 reason=reason or f"historian output, line {fact.line}",
             )
         except ValidationError as error:

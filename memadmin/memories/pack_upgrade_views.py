@@ -4,7 +4,8 @@ The page plans with `pack_upgrade_plan` (a plain GET form, so anyone may read a 
 `manage.py pack upgrade` without --apply) and applies with `pack_upgrade`, as the command
 does with --apply. The confirmation carries the plan's fingerprint: if the project or the
 pack file changed since the plan was shown, nothing is written and the plan as it is now is
-shown, the reason typed kept.
+shown, the reason typed kept. An upgrade moves memories, so the page is the memories',
+served at the criteria area's address (`taxonomy:pack`, `criteria_urls.py`).
 """
 
 from dataclasses import dataclass
@@ -19,17 +20,22 @@ from django.views.decorators.http import require_GET, require_POST
 from memadmin.accounts.roles import role_required
 from memadmin.core.packs import PackError, PackFile, PackNotFoundError, PackSpec, pack_files
 from memadmin.projects.models import Project
+from memadmin.projects.store import StoreRefused
+from memadmin.taxonomy.criteria_fields import LABELS, field_text
+from memadmin.taxonomy.editor import MovedField
+from memadmin.taxonomy.services import pack_load
+from memadmin.taxonomy.upgrade_forms import UpgradeApplyForm, UpgradeTargetForm
+from memadmin.taxonomy.upgrades import NOTHING, UpgradePlan
+from memadmin.taxonomy.views import project_or_404
 from memadmin.web.hidden_fields import carry
 from memadmin.web.htmx_request import HtmxHttpRequest
 
-from .criteria_fields import LABELS, field_text
-from .editor import MovedField
-from .memory_hooks import memories
-from .services import pack_load
-from .upgrade_forms import UpgradeApplyForm, UpgradeTargetForm
-from .upgrade_services import StaleUpgradePlan, UpgradeRefused, pack_upgrade, pack_upgrade_plan
-from .upgrades import NOTHING, UpgradePlan
-from .views import project_or_404
+from .pack_upgrade_services import (
+    StaleUpgradePlan,
+    UpgradeRefused,
+    pack_upgrade,
+    pack_upgrade_plan,
+)
 
 PAGE = "taxonomy/upgrade.html"
 
@@ -169,7 +175,7 @@ def pack_apply(request: HtmxHttpRequest, project_pk: int) -> HttpResponse:
     except UpgradeRefused:
         # The plan shown held refusals (the page offers no apply then): show it again.
         return _render(request, project, planned, files, apply=apply, status=400)
-    except memories().StoreRefused as refused:
+    except StoreRefused as refused:
         # The project's store refused the moves: nothing was written on either side.
         return _render(
             request, project, planned, files, apply=apply, refusal=refused.messages[0], status=409

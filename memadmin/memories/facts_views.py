@@ -1,4 +1,8 @@
-"""The historian-output checker: every line accounted for, accepted facts written on request."""
+"""The historian-output checker: every line accounted for, accepted facts written on request.
+
+The taxonomy checks the text; writing the facts as memories makes the page the memories',
+served at the criteria area's address (`taxonomy:facts`, `criteria_urls.py`).
+"""
 
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
@@ -6,12 +10,12 @@ from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts.roles import has_role, role_required
+from memadmin.taxonomy.forms import FactsCheckForm
+from memadmin.taxonomy.selectors import accepted_by_category, category_names, facts_check
+from memadmin.taxonomy.views import project_or_404
 from memadmin.web.htmx_request import HtmxHttpRequest, partial_or_page
 
 from .facts_services import facts_write
-from .forms import FactsCheckForm
-from .selectors import accepted_by_category, category_names, facts_check
-from .views import project_or_404
 
 
 @require_http_methods(["GET", "POST"])

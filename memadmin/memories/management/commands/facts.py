@@ -10,8 +10,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from memadmin.memories.facts_services import facts_write
 from memadmin.projects.models import Project
-from memadmin.taxonomy.facts_services import facts_write
 from memadmin.taxonomy.selectors import accepted_by_category, facts_check
 
 

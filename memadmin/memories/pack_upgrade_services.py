@@ -3,23 +3,35 @@
 `pack_upgrade_plan` only reads. `pack_upgrade` plans again under a lock and refuses
 (UpgradeRefused, nothing written) if the plan holds any refusal; given the fingerprint of
 the plan a person confirmed, it refuses (StaleUpgradePlan) if the plan is no longer that one.
+An upgrade changes the taxonomy (the pack, its categories and their criteria) and moves the
+memories of removed categories, so it is the memories', above the taxonomy.
 """
 
 from collections.abc import Mapping
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from simple_history.utils import bulk_update_with_history
 
+from memadmin.audit.actors import as_actor
 from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
+from memadmin.core.clock import now_ms
 from memadmin.core.packs import PackSpec, criteria_to_dict
 from memadmin.projects.models import Project
+from memadmin.projects.store import StoreChange, store_backend
+from memadmin.taxonomy.models import Category
+from memadmin.taxonomy.services import pack_record, surface_hash_note
+from memadmin.taxonomy.upgrades import (
+    NOTHING,
+    Collision,
+    CurrentCategory,
+    UpgradePlan,
+    plan_upgrade,
+)
 
-from .memory_hooks import memories
-from .models import Category
+from .models import Memory
 from .selectors import categories_with_counts
-from .services import pack_record, surface_hash_note
-from .upgrades import NOTHING, Collision, CurrentCategory, UpgradePlan, plan_upgrade
 
 
 class UpgradeRefused(ValidationError):
@@ -43,21 +55,30 @@ class StaleUpgradePlan(ValidationError):
         )
 
 
+def _hashes_in(project, category: str, *, by_id: bool) -> list[tuple[int, str]]:
+    """Return (display id, normalized hash) of the category's memories.
+
+    In id order if ``by_id``, else in the list's order (newest first).
+    """
+    rows = Memory.objects.filter(project=project, category=category)
+    if by_id:
+        rows = rows.order_by("id")
+    return [
+        (m.display_id, m.normalized_hash) for m in rows.only("id", "upstream_id", "normalized_hash")
+    ]
+
+
 def _collisions(project, current_names: set[str], new_names: tuple[str, ...], mapping) -> list:
     """Return the moved memories that would land on an exact duplicate in their new category."""
     removed = [old for old in mapping if old in current_names and old not in new_names]
     seen: dict[tuple[str, str], int] = {}
     for target in {mapping[old] for old in removed}:
-        for display_id, normalized_hash in memories().hashes_in(
-            project=project, category=target, by_id=False
-        ):
+        for display_id, normalized_hash in _hashes_in(project, target, by_id=False):
             seen[(target, normalized_hash)] = display_id
     collisions = []
     for old in removed:
         target = mapping[old]
-        for display_id, normalized_hash in memories().hashes_in(
-            project=project, category=old, by_id=True
-        ):
+        for display_id, normalized_hash in _hashes_in(project, old, by_id=True):
             key = (target, normalized_hash)
             if key in seen:
                 collisions.append(Collision(display_id, old, seen[key], target))
@@ -193,7 +214,39 @@ def _move_memories(project: Project, plan: UpgradePlan, *, actor, reason: str) -
     """Move the memories of removed categories as mapped; return {old: count}."""
     moved: dict[str, int] = {}
     for move in plan.moves:
-        moved[move.old] = memories().move(
+        moved[move.old] = _move(
             project=project, old=move.old, new=move.new, actor=actor, reason=reason
         )
     return moved
+
+
+def _move(*, project, old: str, new: str, actor, reason: str) -> int:
+    """Move the memories of category ``old`` to ``new`` (store first); return how many."""
+    now = now_ms()
+    memories = list(Memory.objects.select_for_update().filter(project=project, category=old))
+    for memory in memories:
+        memory.category = new
+        memory.updated_at = max(now, memory.updated_at + 1)
+    resolved = as_actor(actor)
+    acting_actor = {"history_actor": resolved.label, "history_actor_kind": resolved.kind}
+    # A synced project's store takes the moves first, or the upgrade writes nothing.
+    receipt = store_backend().write_memories(
+        project=project, changes=[StoreChange(m) for m in memories]
+    )
+    bulk_update_with_history(
+        memories,
+        Memory,
+        ["category", "updated_at"],
+        default_change_reason=reason,
+        custom_historical_attrs=acting_actor,
+    )
+    receipt.settle()
+    for memory in memories:
+        audit_record(
+            action="recategorised",
+            target=memory,
+            project=project,
+            category=new,
+            changes={"category": [old, new]},
+        )
+    return len(memories)

@@ -5,7 +5,8 @@ which are already as asked, and which it cannot change and why. The person confi
 count and fingerprint (the rows that change as reviewed: id, status, last update, status a
 restore brings back); `bulk_apply` plans again under row locks and refuses with StalePlan,
 writing nothing, if either moved meanwhile. Only the memories it can change are written; one
-audit event per memory.
+audit event per memory. The memory list offers the actions (`memadmin/memories/bulk_offers.py`);
+they are curation's, above composites, since "add" writes a composite's members.
 A restore brings back the status each memory had before it was archived (active or permanent)
 and drops the archive reason from its metadata (the history keeps it).
 """
@@ -22,23 +23,20 @@ from simple_history.utils import bulk_update_with_history
 from memadmin.audit.actors import as_actor
 from memadmin.audit.context import acting
 from memadmin.audit.services import audit_record
+from memadmin.composites.member_services import composite_member_add
+from memadmin.composites.models import Composite
+from memadmin.composites.rules import refuse_archived_head
 from memadmin.core.clock import now_ms
+from memadmin.memories.archive_services import (
+    mark_archived,
+    mark_restored,
+    statuses_before_archive,
+)
+from memadmin.memories.bulk_offers import ACTIONS, superseded_reasons
+from memadmin.memories.models import Memory
+from memadmin.memories.revision_fields import revision_for
+from memadmin.projects.store import StoreChange, store_backend
 from memadmin.taxonomy.models import Category
-
-from .archive_services import mark_archived, mark_restored, statuses_before_archive
-from .models import Memory
-from .relation_hooks import relations
-from .revision_fields import revision_for
-from .store_gateway import StoreChange, store_write
-
-ACTIONS = {
-    "archive": "archive",
-    "restore": "restore",
-    "move": "move to another category",
-    "add": "add to a composite",
-}
-
-MERGE = "merge"  # offered beside ACTIONS; the merge page (`merge_services`) carries it out
 
 # What each action records and writes on a memory ("add" writes composite memberships instead).
 AUDIT_ACTIONS = {"archive": "archived", "restore": "restored", "move": "recategorised"}
@@ -115,7 +113,7 @@ def bulk_plan(
     action: str,
     memories: Sequence[Memory],
     category: str = "",
-    composite: object | None = None,
+    composite: Composite | None = None,
 ) -> BulkPlan:
     """Sort the selected memories into those the action changes, leaves, or cannot change."""
     if action not in ACTIONS:
@@ -139,89 +137,6 @@ def bulk_plan(
     else:
         _plan_add(plan, memories, composite)
     return plan
-
-
-def actions_allowed(
-    memories: Sequence[Memory], *, chosen: bool, can_move: bool = True
-) -> list[str]:
-    """Return the actions (ACTIONS, then MERGE) that could change some of `memories`.
-
-    `chosen` says they are the selection itself; otherwise they are the rows a selection is
-    taken from (a page of the list), and merge is offered if two of them could merge. An
-    action every memory would refuse or leave as it is is not offered; `can_move` is False
-    when there is no category to move to.
-    """
-    live = [memory for memory in memories if memory.status != Memory.Status.ARCHIVED]
-    allowed = []
-    if live:
-        allowed.append("archive")
-    if any(m.status == Memory.Status.ARCHIVED and m.superseded_by_id is None for m in memories):
-        allowed.append("restore")
-    if memories and can_move:
-        allowed.append("move")
-    if live:
-        allowed.append("add")
-    groups = {(memory.project_id, memory.category) for memory in live}
-    if chosen:
-        mergeable = len(live) == len(memories) >= 2 and len(groups) == 1
-    else:
-        mergeable = len(groups) < len(live)  # two live rows share project and category
-    if mergeable:
-        allowed.append(MERGE)
-    return allowed
-
-
-def superseded_reasons(memories: Sequence[Memory]) -> dict[int, str]:
-    """Return, for each superseded memory, why restoring it is refused and what to do instead.
-
-    Its successor is named by the id the agent sees: "merged into #9: undo the merge from
-    #9's page instead", "fragmented into details under #9: they hold its text", or
-    "superseded by #9: the newer memory holds what it said" (the agent's own supersede).
-    """
-    superseded = [memory for memory in memories if memory.superseded_by_id is not None]
-    successors = dict(
-        Memory.objects.filter(
-            pk__in={memory.superseded_by_id for memory in superseded}
-        ).values_list("pk", "upstream_id")
-    )
-    reasons = {}
-    for memory in superseded:
-        upstream_id = successors.get(memory.superseded_by_id)
-        successor = f"#{memory.superseded_by_id if upstream_id is None else upstream_id}"
-        metadata = memory.metadata if isinstance(memory.metadata, dict) else {}
-        if metadata.get("fragmented_into") is not None:
-            reasons[memory.pk] = f"fragmented into details under {successor}: they hold its text"
-        elif str(metadata.get("archive_reason", "")).startswith("merged into"):
-            reasons[memory.pk] = (
-                f"merged into {successor}: undo the merge from {successor}'s page instead"
-            )
-        else:
-            reasons[memory.pk] = f"superseded by {successor}: the newer memory holds what it said"
-    return reasons
-
-
-WITHHELD_NAMED = 3  # how many superseded memories the note names, before "and n more"
-
-
-def restore_withheld(memories: Sequence[Memory]) -> str:
-    """Say why restore is not offered for memories (the selection, or a page's rows) whose
-    archived ones were all superseded ("" if restore is offered, or none was superseded):
-    each comes back another way, or not at all, as `superseded_reasons` says."""
-    superseded = [m for m in memories if m.status == Memory.Status.ARCHIVED and m.superseded_by_id]
-    restorable = any(
-        m.status == Memory.Status.ARCHIVED and m.superseded_by_id is None for m in memories
-    )
-    if not superseded or restorable:
-        return ""
-    reasons = superseded_reasons(superseded[:WITHHELD_NAMED])
-    said = [f"#{m.display_id} was {reasons[m.pk]}" for m in superseded[:WITHHELD_NAMED]]
-    more = len(superseded) - WITHHELD_NAMED
-    return (
-        "Restore is not offered: "
-        + "; ".join(said)
-        + (f"; and {more} more like {'it' if more == 1 else 'them'}" if more > 0 else "")
-        + "."
-    )
 
 
 def _plan_move(plan: BulkPlan, memories: Sequence[Memory], category: str) -> None:
@@ -251,10 +166,10 @@ def _plan_move(plan: BulkPlan, memories: Sequence[Memory], category: str) -> Non
             plan.change.append(memory)
 
 
-def _plan_add(plan: BulkPlan, memories: Sequence[Memory], composite: object | None) -> None:
+def _plan_add(plan: BulkPlan, memories: Sequence[Memory], composite: Composite | None) -> None:
     if composite is None:
         raise ValidationError({"composite": "Choose the composite to add them to."})
-    relations().refuse_archived_head(composite.head)
+    refuse_archived_head(composite.head)
     present = set(composite.members.values_list("member_id", flat=True))
     for memory in memories:
         if memory.pk in present:
@@ -277,7 +192,7 @@ def bulk_apply(
     expected: int,
     actor,
     category: str = "",
-    composite: object | None = None,
+    composite: Composite | None = None,
     reason: str = "",
     fingerprint: str = "",
     expected_revisions: Mapping[int, int] | None = None,
@@ -313,9 +228,7 @@ def bulk_apply(
     if not plan.change:
         return plan
     if action == "add":
-        relations().add_members(
-            composite=composite, members=plan.change, actor=actor, reason=reason
-        )
+        composite_member_add(composite=composite, members=plan.change, actor=actor, reason=reason)
         return plan
     now = now_ms()
     records = []
@@ -331,7 +244,7 @@ def bulk_apply(
         records.append((AUDIT_ACTIONS[action], memory, changes))
     resolved = as_actor(actor)
     receipts = [
-        store_write(
+        store_backend().write_memories(
             project=project,
             changes=[
                 StoreChange(m, reason=reason, expected_revision=revision_for(expected_revisions, m))
