@@ -33,13 +33,13 @@ def _fresh_process_caches():
 
     Rolled-back tests give the same ids and markers again to other rows, and the database's
     token counts roll back too. The newer-store notice starts each test knowing of none,
-    checked just now: a test's pages cost no query for it (tests/interop/test_newer_store.py
+    checked just now: a test's pages cost no query for it (tests/interop/write_through/test_newer_store.py
     asks for a fresh check).
     """
     from django.core.cache import cache
 
     from memadmin.core.process_cache import reset_process_caches
-    from memadmin.interop.newer_stores import newer_forget
+    from memadmin.interop.write_through.newer_stores import newer_forget
 
     reset_process_caches()
     newer_forget(recheck=False)

@@ -10,7 +10,7 @@ import pytest
 
 from memadmin.composites.reference_services import reference_set_freeze
 from memadmin.composites.services import composite_create
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.picker import SELECT_LIMIT
 from memadmin.memories.services import memory_create
 from tests.html_tree import attribute, find, find_all

@@ -18,7 +18,7 @@ from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create
 from memadmin.interop.models import Workspace
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.services import memory_create
 from memadmin.projects.models import Project
 from memadmin.taxonomy.criteria_fields import FIELDS

@@ -9,7 +9,7 @@ with write-through on and in pending mode. A text edit changes the text and noth
 
 What the sync does not keep cannot reach a form: a store holding importance 0, or an unknown
 scope, status or source type, is refused whole with the row named
-(tests/interop/test_sync_refusals.py, and `test_the_sync_refuses_what_no_form_could_keep`
+(tests/interop/planning/test_sync_refusals.py, and `test_the_sync_refuses_what_no_form_could_keep`
 below).
 """
 
@@ -22,8 +22,8 @@ from django.urls import reverse
 
 from memadmin.audit.models import AuditEvent
 from memadmin.interop.models import StoreBase
-from memadmin.interop.sync_runs import SyncRefused
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.runs import SyncRefused
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
 from tests.html_tree import find, find_all, posted, text

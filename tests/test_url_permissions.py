@@ -28,7 +28,7 @@ from memadmin.accounts.roles import ROLES
 from memadmin.composites.reference_services import reference_set_freeze
 from memadmin.composites.services import composite_create
 from memadmin.interop.models import Workspace
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create
 from tests.upstream_store import build_store, make_row

@@ -141,7 +141,7 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from memadmin.interop.sync_services import context_db_sync
+    from memadmin.interop.writing.services import context_db_sync
 
     call_command("migrate", verbosity=0, skip_checks=True)
     if os.environ.get("DATABASE_URL"):

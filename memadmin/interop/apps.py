@@ -7,7 +7,7 @@ class InteropConfig(AppConfig):
     def ready(self) -> None:
         from django.db.backends.signals import connection_created
 
-        from .write_gate import install
+        from .writing.write_gate import install
 
         # Each SQLite connection tells a running sync when it waits for the write lock.
-        connection_created.connect(install, dispatch_uid="memadmin.interop.write_gate")
+        connection_created.connect(install, dispatch_uid="memadmin.interop.writing.write_gate")

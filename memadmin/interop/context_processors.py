@@ -2,7 +2,7 @@
 
 from django.http import HttpRequest
 
-from .newer_stores import newer_stores
+from .write_through.newer_stores import newer_stores
 
 
 def newer_stores_notice(request: HttpRequest) -> dict:

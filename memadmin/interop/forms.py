@@ -11,10 +11,10 @@ from memadmin.audit.reason_field import reason_field
 from memadmin.memories.services import CONTENT_MAX_CHARS
 from memadmin.web.hidden_fields import LocalPathField
 
-from .composite_conflict_services import CHOICES as COMPOSITE_CHOICES
-from .composite_conflict_services import KEEP_UNKNOWN as COMPOSITE_KEEP_UNKNOWN
-from .composite_tables import DROP_CONFIRMATION, DROP_UNCONFIRMED
-from .conflict_services import CHOICES, KEEP_MERGED, MERGED_TEXT_MISSING
+from .composites.conflict_services import CHOICES as COMPOSITE_CHOICES
+from .composites.conflict_services import KEEP_UNKNOWN as COMPOSITE_KEEP_UNKNOWN
+from .composites.tables import DROP_CONFIRMATION, DROP_UNCONFIRMED
+from .conflicts.services import CHOICES, KEEP_MERGED, MERGED_TEXT_MISSING
 from .models import SyncConflict, UpstreamStore
 
 

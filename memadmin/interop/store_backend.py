@@ -14,9 +14,9 @@ from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 from memadmin.projects.store import NOTHING, Receipt, StoreChange
 
-from .composite_publish import GATEWAY as COMPOSITE_GATEWAY
-from .criteria_writes import CRITERIA_GATEWAY
-from .store_writes import GATEWAY as MEMORY_GATEWAY
+from .composites.publish import GATEWAY as COMPOSITE_GATEWAY
+from .write_through.criteria_writes import CRITERIA_GATEWAY
+from .write_through.store_writes import GATEWAY as MEMORY_GATEWAY
 
 # A title change writes nothing (titles have no column in the store and stay in memadmin),
 # nor does freezing a reference set.

@@ -1,44 +1,44 @@
 from django.urls import path
 
-from . import composite_views, conflict_views, dream_views, views, workspace_views
+from .views import composites, conflicts, dreamer, index, workspaces
 
 app_name = "interop"
 
 urlpatterns = [
-    path("", views.index, name="index"),
-    path("stores/<int:pk>/sync/", views.store_sync, name="store_sync"),
-    path("projects/<int:project_pk>/dreamer/", dream_views.dream_runs, name="dream_runs"),
+    path("", index.index, name="index"),
+    path("stores/<int:pk>/sync/", index.store_sync, name="store_sync"),
+    path("projects/<int:project_pk>/dreamer/", dreamer.dream_runs, name="dream_runs"),
     path(
         "stores/<int:pk>/composites/publish/",
-        composite_views.store_composites_publish,
+        composites.store_composites_publish,
         name="store_composites_publish",
     ),
     path(
         "stores/<int:pk>/composites/unpublish/",
-        composite_views.store_composites_unpublish,
+        composites.store_composites_unpublish,
         name="store_composites_unpublish",
     ),
     path(
         "stores/<int:pk>/composites/drop/",
-        composite_views.store_composites_drop,
+        composites.store_composites_drop,
         name="store_composites_drop",
     ),
     path(
         "conflicts/<int:pk>/resolve/",
-        conflict_views.conflict_resolve_view,
+        conflicts.conflict_resolve_view,
         name="conflict_resolve",
     ),
     path(
         "composite-conflicts/<int:composite_pk>/resolve/",
-        conflict_views.composite_conflict_resolve_view,
+        conflicts.composite_conflict_resolve_view,
         name="composite_conflict_resolve",
     ),
-    path("projects/<int:project_pk>/proposals/", views.proposals, name="proposals"),
-    path("workspaces/", workspace_views.workspaces, name="workspaces"),
-    path("workspaces/<int:workspace_pk>/", workspace_views.workspace, name="workspace"),
+    path("projects/<int:project_pk>/proposals/", index.proposals, name="proposals"),
+    path("workspaces/", workspaces.workspaces, name="workspaces"),
+    path("workspaces/<int:workspace_pk>/", workspaces.workspace, name="workspace"),
     path(
         "workspaces/<int:workspace_pk>/edit/",
-        workspace_views.workspace_edit,
+        workspaces.workspace_edit,
         name="workspace_edit",
     ),
 ]

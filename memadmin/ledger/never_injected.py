@@ -11,7 +11,7 @@ from memadmin.core.ledger import read_rows
 from memadmin.core.ledger.reader import never_injected_summary as summary_sentence
 from memadmin.projects.models import Project
 
-from .selectors import ledger_inputs
+from .inputs import ledger_inputs
 
 
 @dataclass(frozen=True, slots=True)

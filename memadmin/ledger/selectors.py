@@ -24,16 +24,7 @@ from memadmin.core.ledger.model import MODES, TIE_BREAKS, Mode, TieBreak
 from memadmin.projects.models import Project
 
 from .counters import CounterChoice
-from .inputs import (  # noqa: F401  (the ledger's readers import them from here)
-    FETCH_CHUNK,
-    MEMORY_FIELDS,
-    LedgerInputs,
-    composite_rows,
-    display_ids,
-    inputs_from_rows,
-    ledger_inputs,
-    memory_rows,
-)
+from .inputs import LedgerInputs, ledger_inputs
 from .plugin_context import LedgerWorkspace, ledger_workspace, pack_categories, with_unread
 from .prepared_cache import prepared_for
 

@@ -23,7 +23,7 @@ from memadmin.core.contextdb.applied import (
 from memadmin.core.contextdb.opening import open_readonly
 from memadmin.core.ledger.model import LedgerResult
 from memadmin.interop.models import UpstreamSession
-from memadmin.interop.store_writes import project_store
+from memadmin.interop.write_through.store_writes import project_store
 from memadmin.projects.models import Project
 
 

@@ -7,7 +7,7 @@ from django.views.decorators.http import require_GET
 
 from memadmin.accounts.roles import has_role
 from memadmin.core.diagrams.counts import Bar, counts_svg
-from memadmin.interop.freshness import stores_freshness
+from memadmin.interop.worker.freshness import stores_freshness
 from memadmin.web.addresses import address
 from memadmin.web.htmx_request import HtmxHttpRequest
 

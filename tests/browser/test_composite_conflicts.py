@@ -6,11 +6,11 @@ import pytest
 
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create, composite_member_add
-from memadmin.interop.composite_publish import composites_publish, composites_unpublish
+from memadmin.interop.composites.publish import composites_publish, composites_unpublish
 from memadmin.interop.models import UpstreamStore
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
-from tests.interop.test_composite_publish import store_composites
+from tests.interop.composites.test_composite_publish import store_composites
 from tests.upstream_store import build_store, make_row
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

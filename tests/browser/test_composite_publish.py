@@ -3,9 +3,9 @@
 import pytest
 
 from memadmin.composites.services import composite_create
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
-from tests.interop.test_composite_publish import store_composites, tables
+from tests.interop.composites.test_composite_publish import store_composites, tables
 from tests.upstream_store import build_store, make_row
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -3,7 +3,7 @@
 import pytest
 
 from tests.interop.server_processes import Server, manage, python
-from tests.interop.test_store_writes import store_row
+from tests.interop.write_through.test_store_writes import store_row
 from tests.upstream_store import build_store, make_row
 
 pytestmark = [pytest.mark.browser]

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 
 from memadmin.interop.models import SyncRun
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from tests.interop.conftest import rows_for
 from tests.upstream_store import build_store
 

@@ -7,9 +7,9 @@ memory, its store row and its history all said "OPS_RULES -> PROJECT_RULES".
 import pytest
 
 from memadmin.audit.models import AuditEvent
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
-from tests.interop.test_store_writes import log_rows, store_row
+from tests.interop.write_through.test_store_writes import log_rows, store_row
 from tests.upstream_store import build_store, make_row
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

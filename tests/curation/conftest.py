@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from memadmin.curation.corpus import PlantedCorpus, planted_corpus
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 from tests.upstream_store import PROJECT, build_store, make_row

@@ -23,7 +23,7 @@ from memadmin.headermap import stale_count
 from memadmin.headermap.stale_count import kept_stale_heads
 from memadmin.headermap.stale_selectors import count_stale_headers, stale_header_count
 from memadmin.headermap.stale_services import header_mark_synced
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.projects.models import Project

@@ -5,7 +5,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from memadmin.interop.models import SyncRun, UpstreamStore
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 from memadmin.taxonomy.selectors import current_surface_hash

@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 
 from memadmin.core.ledger import LedgerMemory, assemble
 from memadmin.core.tokens import HeuristicCounter, get_counter
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.ledger.models import TokenCount
 from tests.upstream_store import BASE_TIME_MS, PROJECT, build_store, make_row
 

@@ -13,8 +13,9 @@ from memadmin.core.tokens import HeuristicCounter
 from memadmin.ledger.count_cache import CountStore, cache_label, counts_for
 from memadmin.ledger.count_keys import header_keys, line_keys, memory_keys, text_keys
 from memadmin.ledger.counters import CounterChoice
+from memadmin.ledger.inputs import ledger_inputs
 from memadmin.ledger.models import TokenCount
-from memadmin.ledger.selectors import ledger_inputs, ledger_preview
+from memadmin.ledger.selectors import ledger_preview
 from memadmin.memories.services import memory_update
 
 from .conftest import NOW
@@ -323,7 +324,7 @@ def test_an_edited_memory_is_counted_anew_under_its_new_digest(project, sop, ren
 def test_a_workspace_members_memory_is_counted_by_its_line_with_its_source(tmp_path):
     """Another member's memory renders with its source (` [web&gt;ui]`): its line is counted
     by its text, source and all, cold and warm alike, never by its id and digest."""
-    from memadmin.interop.sync_services import context_db_sync
+    from memadmin.interop.writing.services import context_db_sync
     from memadmin.projects.models import Project
     from tests.interop.workspace_store import NOW as TEAM_NOW
     from tests.interop.workspace_store import OPS, build_team_store

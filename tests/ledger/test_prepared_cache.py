@@ -10,10 +10,11 @@ from memadmin.audit.services import audit_record
 from memadmin.audit.store_version import store_version
 from memadmin.composites.services import composite_create
 from memadmin.core.tokens import HeuristicCounter
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.ledger.counters import CounterChoice
+from memadmin.ledger.inputs import ledger_inputs, memory_rows
 from memadmin.ledger.prepared_cache import prepared_for
-from memadmin.ledger.selectors import ledger_inputs, ledger_preview, memory_rows
+from memadmin.ledger.selectors import ledger_preview
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.projects.models import Project

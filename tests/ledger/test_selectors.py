@@ -8,8 +8,9 @@ from memadmin.core.ledger import LedgerError, assemble, assemble_read, read_for_
 from memadmin.core.process_cache import reset_process_caches
 from memadmin.core.tokens import ClaudeCounter, CounterUnavailable, HeuristicCounter
 from memadmin.ledger.counters import CounterChoice
+from memadmin.ledger.inputs import display_ids, ledger_inputs
 from memadmin.ledger.models import TokenCount
-from memadmin.ledger.selectors import display_ids, ledger_inputs, ledger_preview
+from memadmin.ledger.selectors import ledger_preview
 from memadmin.memories.models import Memory
 
 from .conftest import NOW

@@ -3,7 +3,7 @@
 import pytest
 
 from memadmin.interop.models import SessionBlock
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.projects.models import Project
 from tests.html_tree import find, find_all, text
 from tests.interop.workspace_store import API, build_team_store, make_row, make_session

@@ -11,7 +11,7 @@ from memadmin.core.contextdb.applied import (
     SessionSeen,
     compare_seen,
 )
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.projects.models import Project
 from tests.html_tree import find, find_all, text
 from tests.lifecycle_store import add_lifecycle

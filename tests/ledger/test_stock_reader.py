@@ -16,7 +16,7 @@ from memadmin.core.clock import now_ms
 from memadmin.core.ledger.reader import CATEGORY_PRIORITY
 from memadmin.core.tokens import HeuristicCounter
 from memadmin.devtools.demo.builder import OPS_IDENTITY, demo_build
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.ledger.counters import CounterChoice
 from memadmin.ledger.never_injected import never_injected_summary
 from memadmin.ledger.selectors import ledger_preview

@@ -12,9 +12,9 @@ from django.db import connection, connections, transaction
 
 from memadmin.core.hashing import content_digest64
 from memadmin.core.tokens import HeuristicCounter
-from memadmin.interop import sync_writes
-from memadmin.interop.sync_services import context_db_sync
-from memadmin.interop.sync_writes import SyncWriter
+from memadmin.interop.writing import writer
+from memadmin.interop.writing.services import context_db_sync
+from memadmin.interop.writing.writer import SyncWriter
 from memadmin.memories.bulk_index import POSTGRESQL_SETTING, TRIGGERS_FUNCTION, indexed_in_bulk
 from memadmin.memories.models import Memory, MemorySize
 from memadmin.memories.search import FTS_TABLE, memory_search
@@ -50,8 +50,8 @@ def search(text: str) -> set[str]:
 
 def test_a_first_sync_in_chunks_is_searchable_and_sized(tmp_path, monkeypatch):
     """Every chunk's rows are found by search and have their sizes, as the triggers give."""
-    monkeypatch.setattr(sync_writes, "CHUNK_FIRST", 40)
-    monkeypatch.setattr(sync_writes, "CHUNK_MAX", 40)
+    monkeypatch.setattr(writer, "CHUNK_FIRST", 40)
+    monkeypatch.setattr(writer, "CHUNK_MAX", 40)
     rows = [*rows_for(150), make_row(content="Zeppelins dock at hangar 🚀 east.")]
     run = context_db_sync(path=build_store(tmp_path / "context.db", rows=rows))
     assert run.new == Memory.objects.count() == 151
@@ -127,8 +127,8 @@ def test_outside_a_transaction_it_is_refused():
 def test_a_failed_sync_leaves_the_index_as_it_was(project, tmp_path, monkeypatch):
     """A sync undone after its new rows went in takes their index entries and sizes out too."""
     memory_create(project=project, category="OPS_RULES", content="Quokkas nap.", actor="agent")
-    monkeypatch.setattr(sync_writes, "CHUNK_FIRST", 10)
-    monkeypatch.setattr(sync_writes, "CHUNK_MAX", 10)
+    monkeypatch.setattr(writer, "CHUNK_FIRST", 10)
+    monkeypatch.setattr(writer, "CHUNK_MAX", 10)
 
     def broken(self):
         raise RuntimeError("disk on fire")

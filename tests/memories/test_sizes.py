@@ -6,7 +6,7 @@ from django.db import connection
 
 from memadmin.core.hashing import content_digest64
 from memadmin.core.tokens import HeuristicCounter
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory, MemorySize
 from memadmin.memories.services import memory_create, memory_update
 from tests.audit.test_admin import MEMORY, change_form

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from memadmin.interop.models import Workspace
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from tests.html_tree import find_all
 from tests.interop.workspace_edit_store import build_edit_store

@@ -11,7 +11,7 @@ from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create
 from memadmin.core.tokens import HeuristicCounter
-from memadmin.interop.sync_services import context_db_sync
+from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.overview.undo_services import change_undo

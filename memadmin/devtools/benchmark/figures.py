@@ -15,8 +15,8 @@ from memadmin.core.ledger import BUDGET_DEFAULT, LedgerResult, PreparedStore, as
 from memadmin.core.process_cache import reset_process_caches
 from memadmin.ledger.count_cache import counts_for
 from memadmin.ledger.counters import CounterChoice
+from memadmin.ledger.inputs import LedgerInputs, ledger_inputs
 from memadmin.ledger.models import TokenCount
-from memadmin.ledger.selectors import LedgerInputs, ledger_inputs
 
 from .store import BenchStore
 

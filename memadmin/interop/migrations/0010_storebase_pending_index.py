@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("interop", "0009_merge_workspace_edits"),
+        ("interop", "0001_squashed_0009_merge_workspace_edits"),
         ("memories", "0009_index_triggers_suspendable"),
     ]
 

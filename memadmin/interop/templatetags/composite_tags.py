@@ -2,7 +2,7 @@
 
 from django import template
 
-from ..composite_tables import store_composites_report
+from ..composites.tables import store_composites_report
 from ..forms import CompositeTablesDropForm
 from ..models import UpstreamStore
 

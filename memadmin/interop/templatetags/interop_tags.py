@@ -12,13 +12,13 @@ from django.urls import reverse
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
 
-from ..composite_conflicts import composite_conflicts
+from ..composites.conflicts import composite_conflicts
 from ..forms import CompositeConflictResolveForm, ConflictResolveForm
 from ..models import PendingCriteria, StoreBase, SyncConflict
-from ..proposals import pending_proposals
-from ..provenance import memory_provenance
 from ..selectors import conflict_diff
-from ..store_writes import GATEWAY, PENDING, project_store, store_mode
+from ..store_reads.proposals import pending_proposals
+from ..store_reads.provenance import memory_provenance
+from ..write_through.store_writes import GATEWAY, PENDING, project_store, store_mode
 
 register = template.Library()
 

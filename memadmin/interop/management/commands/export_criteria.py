@@ -3,7 +3,7 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from memadmin.interop.criteria_services import criteria_export, default_backup_dir
+from memadmin.interop.write_through.criteria_services import criteria_export, default_backup_dir
 from memadmin.memories.selectors import project_by_identity
 from memadmin.projects.models import Project
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memadmin.interop.project_export import project_export
+from memadmin.interop.transfer.export import project_export
 from memadmin.memories.selectors import project_by_identity
 from memadmin.projects.models import Project
 

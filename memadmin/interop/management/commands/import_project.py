@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memadmin.interop.project_import_services import ImportRefused, project_import
+from memadmin.interop.transfer.import_services import ImportRefused, project_import
 
 PROBLEMS_SHOWN = 50
 

@@ -1,7 +1,7 @@
 """`manage.py run_worker`: run the background tasks, and refresh the synced stores every few seconds.
 
 The tasks are queued in the database (django-tasks-db) and run by its worker, in this
-process. Beside it a small scheduler thread renews the worker's lease (`worker_leases`: how
+process. Beside it a small scheduler thread renews the worker's lease (`worker.leases`: how
 a dead worker's tasks are told from a live one's), closes the tasks and jobs a dead worker
 left running (`job_reap`), queues the periodic `stores_refresh` task every
 ``--refresh-seconds`` unless one is already waiting or running (so one runs at a time, and a
@@ -27,14 +27,14 @@ from django.utils.crypto import get_random_string
 from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
-from memadmin.interop.sync_jobs import job_reap
-from memadmin.interop.tasks import stores_refresh
-from memadmin.interop.worker_leases import (
+from memadmin.interop.worker.jobs import job_reap
+from memadmin.interop.worker.leases import (
     BATCH_LEASE_MS,
     RENEW_SECONDS,
     lease_end,
     lease_renew,
 )
+from memadmin.interop.worker.tasks import stores_refresh
 
 REFRESH_PATH = f"{stores_refresh.func.__module__}.{stores_refresh.func.__qualname__}"
 KEEP_FINISHED = datetime.timedelta(minutes=10)

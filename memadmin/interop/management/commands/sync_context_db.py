@@ -4,10 +4,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memadmin.interop.composite_publish import PublishRefused, composites_publish
+from memadmin.interop.composites.publish import PublishRefused, composites_publish
 from memadmin.interop.models import UpstreamStore
-from memadmin.interop.progress import ProgressBar
-from memadmin.interop.sync_services import DEFAULT_PACK, SyncRefused, context_db_sync
+from memadmin.interop.writing.progress import ProgressBar
+from memadmin.interop.writing.services import DEFAULT_PACK, SyncRefused, context_db_sync
 
 PROBLEMS_SHOWN = 50
 

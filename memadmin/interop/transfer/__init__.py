@@ -1,0 +1,1 @@
+"""A project as one JSON document: its export, the document's checks, and its import."""

@@ -1,0 +1,1 @@
+"""The interop pages: the Import/export page, conflicts, published composites, workspaces, dreamer runs."""
