@@ -4,8 +4,8 @@ A curator turns publishing on per store (`composites_publish`): memadmin creates
 tables of `memadmin.core.contextdb.composites_ddl` in the store (refused, creating nothing,
 when a table of those names has another shape) and writes every composite of the store's
 projects there, in one store transaction. From then on every composite write of a synced
-project reaches the store in the same step (`CompositeGateway`, registered in
-`InteropConfig.ready` into `memadmin.composites.store_gateway`): create, delete, a member
+project reaches the store in the same step (`CompositeGateway`, called through the store seam:
+`memadmin.projects.store.store_backend().write_composite`): create, delete, a member
 added, removed or moved, a type change, the cursor, a merge's repointing. Titles stay in
 memadmin: the store has no column for them. Writes follow the memories' protocol: one checked
 ``BEGIN IMMEDIATE`` transaction, the store's row compared with the base memadmin last read,

@@ -1,6 +1,6 @@
 """Criteria write-through: a saved or cleared override reaches the project's store at once.
 
-Registered in `memadmin.taxonomy.store_hooks`. With write-through on (see `write_through.store_writes`),
+Called through the store seam (`store_backend().write_criteria`). With write-through on (see `write_through.store_writes`),
 the project's criteria keys and surface hash (`write_through.criteria_services.criteria_entries`, the
 `export_criteria` format) are upserted into the store's `context_store_meta` in one checked
 transaction; a refusal raises `CriteriaStoreRefused` and memadmin's change rolls back.
