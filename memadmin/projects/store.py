@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.db.models import Model
 from django.utils.module_loading import import_string
 
@@ -162,4 +162,9 @@ def store_backend() -> StoreBackend:
 
 @functools.cache
 def _backend(path: str) -> StoreBackend:
-    return import_string(path)()
+    try:
+        backend = import_string(path)
+    except ImportError as error:
+        message = f'MEMADMIN_STORE["BACKEND"] names {path!r}, which cannot be imported: {error}'
+        raise ImproperlyConfigured(message) from error
+    return backend()

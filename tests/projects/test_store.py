@@ -1,6 +1,7 @@
 """The store seam: the backend the settings name is the one every write goes through."""
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
 from memadmin.interop.store_backend import ContextDbStore
@@ -71,3 +72,17 @@ def test_a_backend_refusal_writes_nothing_in_memadmin(make_project, written):
         memory_create(project=project, category="OPS_RULES", content="refuse me", actor="agent")
     assert not Memory.objects.filter(project=project).exists()
     assert written == []
+
+
+@pytest.mark.django_db
+def test_a_backend_that_cannot_be_imported_is_named_and_nothing_is_written(make_project):
+    """A mistyped MEMADMIN_STORE says which setting names what, and the edit writes nothing."""
+    project = make_project()
+    wrong = {"BACKEND": "memadmin.interop.store_backend.ContextDbStorre"}
+    with override_settings(MEMADMIN_STORE=wrong), pytest.raises(ImproperlyConfigured) as refused:
+        memory_create(project=project, category="OPS_RULES", content="One.", actor="agent")
+    assert str(refused.value).startswith(
+        "MEMADMIN_STORE[\"BACKEND\"] names 'memadmin.interop.store_backend.ContextDbStorre', "
+        "which cannot be imported"
+    )
+    assert not Memory.objects.filter(project=project).exists()
