@@ -1,9 +1,11 @@
-"""Fixtures shared by the whole suite: projects with packs installed, people with roles.
+"""Fixtures shared by the whole suite: projects with packs installed, pack files, people with roles.
 
 The suite runs twice in CI: on SQLite (no DATABASE_URL) and on PostgreSQL (DATABASE_URL set).
 """
 
 import os
+import shutil
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -19,6 +21,7 @@ from memadmin.taxonomy.services import pack_install, pack_load
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 PASSWORD = "correct horse battery staple"
+PACKS = Path(settings.BASE_DIR) / "packs"
 
 # Property tests judge behaviour, not speed: a busy CI machine must not fail them on time.
 hypothesis_settings.register_profile(
@@ -77,6 +80,32 @@ def project(make_project):
 def mc_project(make_project):
     """A project on the magic-context pack."""
     return make_project("magic-context", identity="git:" + "b" * 40, name="Plugin")
+
+
+@pytest.fixture
+def packs_dir(tmp_path, settings):
+    """A copy of packs/ that the test may add variants to; settings.PACKS_DIR points at it."""
+    directory = tmp_path / "packs"
+    shutil.copytree(PACKS, directory)
+    settings.PACKS_DIR = directory
+    return directory
+
+
+@pytest.fixture
+def ops_variant(packs_dir):
+    """Return a function writing ops-six.toml anew with text replacements applied in order."""
+    original = (PACKS / "ops-six.toml").read_text()
+
+    def write(*replacements: tuple[str, str], version: str = "1.1.0") -> Path:
+        text = original.replace('version = "1.0.0"', f'version = "{version}"', 1)
+        for old, new in replacements:
+            assert old in text, f"{old!r} is not in ops-six.toml"
+            text = text.replace(old, new)
+        path = packs_dir / "ops-six.toml"
+        path.write_text(text)
+        return path
+
+    return write
 
 
 @pytest.fixture

@@ -11,8 +11,7 @@ from memadmin.taxonomy.upgrades import (
     format_plan,
     plan_upgrade,
 )
-
-from .conftest import PACKS
+from tests.conftest import PACKS
 
 OPS = load_pack(PACKS / "ops-six.toml")
 

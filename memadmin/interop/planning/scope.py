@@ -1,6 +1,7 @@
 """The projects and memadmin rows a sync touches, read for the planner."""
 
 import json
+from collections.abc import Iterable
 
 from django.db import connection
 from django.db.models import Q
@@ -15,6 +16,15 @@ from .values import FIELDS
 
 # Above this many ids a query names them by chunks (SQLite takes at most 32,766 parameters).
 IDS_PER_QUERY = 10_000
+
+
+def plan_bases(projects: Iterable[Project]) -> dict[int, str]:
+    """Return the base digest of every memory of the projects that has one."""
+    return dict(
+        StoreBase.objects.filter(memory__project__in=list(projects))
+        .order_by()
+        .values_list("memory_id", "digest")
+    )
 
 
 class Scope:

@@ -31,10 +31,10 @@ from ..models import StoreBase, StoreWatermark, SyncRun, UpstreamStore, Workspac
 from ..planning.planned import Refusal, plan_changed, plan_whole
 from ..write_through.store_writes import OFF, store_mode
 from .lock import SyncBusy, sync_lock
-from .moved import history_mark
+from .moved import Moved, history_mark
 from .page_cache import sync_page_cache
 from .runs import RunBook, SyncRefused, problem_text
-from .writer import Marks, Moved, sync_write
+from .writer import Marks, sync_write
 
 DEFAULT_PACK = "magic-context"
 # The last attempt leaves the rows people keep saving out, rather than plan again.
@@ -76,10 +76,10 @@ def context_db_sync(
     ``record_empty`` a sync that finds nothing to change records no run and returns None;
     the watermark's ``checked_at`` says when the store was last looked at.
 
-    Rows memadmin changed since its base are pushed to the store or kept as conflicts
-    (`writing.pushes`), unless ``pull_only`` (or ``MEMADMIN_STORE_WRITES=off``) takes the
-    store's rows as they are. While memadmin holds changes not in the store yet, an
-    incremental sync reads the store whole, so that they are pushed.
+    Rows memadmin changed since its base are pushed to the store (`writing.pushes`) or kept
+    as conflicts (`writing.settle`), unless ``pull_only`` (or ``MEMADMIN_STORE_WRITES=off``)
+    takes the store's rows as they are. While memadmin holds changes not in the store yet,
+    an incremental sync reads the store whole, so that they are pushed.
     """
     path = Path(path)
     report = progress or _silent

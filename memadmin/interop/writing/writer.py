@@ -5,7 +5,8 @@ made without a problem: the writer opens its own transactions, each short, so th
 SQLite (one writer at a time) nobody waits long. Memories are written on the bulk paths of
 `bulk_rows` (a hundred thousand rows must take seconds), and each row written gets exactly
 one history version, in its final state, stamped with the actor ("import") and a reason,
-the rows simple-history's bulk path writes. `sync_write` takes these steps, in this order:
+the rows simple-history's bulk path writes. `sync_write` takes these steps, in this order,
+calling each of its step modules once (`pushes`, `moved`, `settle`, `workspaces.sync`, `runs`):
 
 1. the store's row is saved and the plan's pushes written to the store (`pushes.store_push`);
 2. `projects`: the projects first seen in the store are created and bound (short
@@ -17,13 +18,14 @@ the rows simple-history's bulk path writes. `sync_write` takes these steps, in t
    and sized set-based (`memories.bulk_index`) and its versions copied from them by one
    statement. On SQLite the writer yields the lock between chunks to whoever waits for it,
    and to nobody else, and copies the WAL back every few chunks (`write_gate`);
-4. one last transaction: the saves made since the plan (`moved`: plan again, or on the
-   last attempt leave those rows out); `memories`: rows whose (category, normalized_hash)
-   moves take a placeholder hash first (rows that trade contents never collide on the
-   unique constraint), changed, adopted and returning rows are updated, rows gone from the
-   store get `upstream_gone_at`; `audit`: one event per changed or gone memory and one
-   summary per project touched; the pushes settled (`pushes.sync_settle`: bases and
-   conflicts); `sessions`: the store's `session_meta` rows; the watermark; the store's
+4. one last transaction: the saves made since the plan (`moved.moved_leave_out`: plan
+   again, or on the last attempt leave those rows out); `memories`: rows whose (category,
+   normalized_hash) moves take a placeholder hash first (rows that trade contents never
+   collide on the unique constraint), changed, adopted and returning rows are updated, rows
+   gone from the store get `upstream_gone_at`; `audit`: one event per changed or gone
+   memory and one summary per project touched; the three-way state settled
+   (`settle.sync_settle`: the pushed rows saved as the store now holds them, the new bases,
+   the conflicts); `sessions`: the store's `session_meta` rows; the watermark; the store's
    workspaces (`workspaces.sync`); the run's record (`runs`). Its size follows what
    changed, not the store;
 5. `undo`: when a later step fails, the rows of step 3 and the projects of step 2 are taken
@@ -71,9 +73,10 @@ from .bulk_rows import (
     rows_insert,
     rows_update,
 )
-from .moved import moved_since, plan_leave_out, plan_touches
-from .pushes import store_push, sync_settle
+from .moved import moved_leave_out
+from .pushes import store_push
 from .runs import RunBook, run_record
+from .settle import sync_settle
 from .write_gate import checkpoints_deferred, let_writers_in
 
 UPDATED_FIELDS = ("project", "upstream_id", *FIELDS, "superseded_by", "merged_from")
@@ -113,10 +116,6 @@ class Marks:
         return self.changed is not None
 
 
-class Moved(Exception):
-    """A memory the plan writes was saved between the plan and its last transaction."""
-
-
 def sync_write(
     run: RunBook,
     planned: Planned,
@@ -134,8 +133,8 @@ def sync_write(
 
     Return None, having moved nothing but the watermark, when the plan changes nothing.
 
-    Rows of the plan someone saved since ``mark`` make it plan again; on the last attempt
-    they are left out, as saved (`moved`), and the store's marks are not moved on,
+    Rows of the plan someone saved since ``mark`` make it plan again (`moved.Moved`); on
+    the last attempt they are left out, as saved, and the store's marks are not moved on,
     so that the next sync reads them again.
     """
     project, plan, scope = run.project, planned.plan, planned.scope
@@ -167,13 +166,15 @@ def sync_write(
         created = writer.projects(scope.projects, scope.identities(), spec)
         writer.new_rows()
         with transaction.atomic():
-            moved = moved_since(mark, [p.pk for p in scope.projects.values()])
-            if moved:  # a save to a row the plan leaves alone changes nothing for it
-                moved &= plan_touches(plan, writer.pk_of_upstream)
-            if moved and not last_attempt:
-                raise Moved
-            if moved:
-                warnings = warnings + plan_leave_out(plan, pushed, moved, writer.pk_of_upstream)
+            left_out = moved_leave_out(
+                plan,
+                pushed,
+                mark=mark,
+                project_pks=[p.pk for p in scope.projects.values()],
+                pk_of_upstream=writer.pk_of_upstream,
+                last_attempt=last_attempt,
+            )
+            warnings = warnings + left_out
             writer.memories()
             writer.audit()
             sync_settle(
@@ -190,7 +191,7 @@ def sync_write(
             store.save(update_fields=["last_synced_at"])
             # One project's sync says nothing of the others' rows; rows left out are read
             # again from the marks the store had before.
-            kept = marks.previous if moved else marks.marks
+            kept = marks.previous if left_out else marks.marks
             if not project and kept is not None:
                 StoreWatermark.save_marks(
                     store, kept, checked_at=run.started, took=run.duration_ms()

@@ -11,8 +11,7 @@ from memadmin.core.hashing import normalized_hash
 from memadmin.interop.models import UpstreamStore
 from memadmin.interop.planning.plan import plan_sync
 from memadmin.interop.planning.ranges import plan_by_ranges
-from memadmin.interop.planning.scope import Scope
-from memadmin.interop.writing.pushes import plan_bases
+from memadmin.interop.planning.scope import Scope, plan_bases
 from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
 from tests.interop.conftest import rows_for
