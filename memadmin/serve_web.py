@@ -4,7 +4,8 @@
 
 Sets Django up and gets ready for the first request (`ready`: every view imported, the
 addresses' reverse tables built, the middleware loaded, the templates of the pages a restart
-shows first compiled: what that request would otherwise wait for), then waits for one byte
+shows first compiled, the migration files imported for the server's check of them: what
+listening and the first request would otherwise wait for), then waits for one byte
 on the descriptor GATE_FD: `serve` writes it once the migrations are applied and the store
 is set up, and only then does Django's development server listen on ADDRESS (without
 reloading, and without the system checks the worker runs as it starts). The pipe closed
@@ -23,6 +24,7 @@ FIRST_TEMPLATES = ("registration/login.html", "overview/index.html")
 def ready() -> None:
     """Do now, once, what the first request would do: no database read."""
     from django.core.servers.basehttp import get_internal_wsgi_application
+    from django.db.migrations.loader import MigrationLoader
     from django.template.loader import get_template
     from django.urls import get_resolver
 
@@ -30,6 +32,9 @@ def ready() -> None:
     get_internal_wsgi_application()  # the middleware, as runserver will use it (imported once)
     for name in FIRST_TEMPLATES:
         get_template(name)  # compiled, and kept by the cached loader
+    # runserver checks the migrations before it listens: their files, read without a
+    # database here, are imported once; the check then reads the applied ones only.
+    MigrationLoader(None, ignore_no_migrations=True)
 
 
 def _build_reverse_tables(resolver) -> None:

@@ -6,6 +6,7 @@ projects asked for, otherwise only when this process keeps the project prepared.
 here walks memories one by one.
 """
 
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
@@ -54,18 +55,18 @@ def project_overviews(*, counted: Collection[int] = ()) -> list[ProjectOverview]
     """
     projects = list(Project.objects.order_by("name"))
     overviews = {project.pk: ProjectOverview(project=project) for project in projects}
-    for row in Memory.objects.order_by().values("project", "status").annotate(n=Count("id")):
+    # One count by project, status and category, the order of their index: read from the
+    # index alone (SQLite's planner otherwise walks 100,000 rows for the live categories).
+    live_categories: Counter[tuple[int, str]] = Counter()
+    counts = Memory.objects.order_by().values("project", "status", "category")
+    for row in counts.annotate(n=Count("id")):
         overview = overviews[row["project"]]
-        overview.by_status[row["status"]] = row["n"]
+        overview.by_status[row["status"]] = overview.by_status.get(row["status"], 0) + row["n"]
         overview.total += row["n"]
-    live_categories = (
-        Memory.objects.filter(status__in=LIVE_STATUSES)
-        .order_by()
-        .values("project", "category")
-        .annotate(n=Count("id"))
-    )
-    for row in sorted(live_categories, key=lambda r: (-r["n"], r["category"])):
-        overviews[row["project"]].by_category.append((row["category"], row["n"]))
+        if row["status"] in LIVE_STATUSES:
+            live_categories[row["project"], row["category"]] += row["n"]
+    for (pk, category), n in sorted(live_categories.items(), key=lambda kv: (-kv[1], kv[0][1])):
+        overviews[pk].by_category.append((category, n))
     by_identity = {project.identity: overviews[project.pk] for project in projects}
     for identity, category, count in unknown_category_counts():
         by_identity[identity].flagged.append((category, count))
