@@ -194,17 +194,18 @@ def serve(args: argparse.Namespace, environ: dict[str, str], out) -> int:
     import django
     from django.conf import settings
 
-    django.setup()
     try:
-        lock = instance_lock(Path(settings.VAR_DIR))
+        lock = instance_lock(Path(settings.VAR_DIR))  # the settings read, Django not set up
     except InstanceBusy as busy:
         raise Refused(str(busy)) from None
-    # The web server starts now and gets ready (Django, every view imported) while the
-    # database is prepared; it listens only once that is done (`memadmin.serve_web`).
+    # The web server starts now, before Django is set up here, and gets ready (Django,
+    # every view, the first pages' templates) while this process sets Django up and
+    # prepares the database; it listens only once that is done (`memadmin.serve_web`).
     # Django's debug pages (tracebacks) stay off unless you ask: DJANGO_DEBUG=1.
     # This listens on 127.0.0.1 only; the README's "Serving on a LAN" serves other people.
     server = None if args.no_serve else GatedServer(f"127.0.0.1:{port}", cwd=BASE_DIR, hold=[lock])
     try:
+        django.setup()
         prepare(store, port, out, worker_syncs=server is not None)
     except BaseException:
         if server is not None:

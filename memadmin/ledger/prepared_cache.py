@@ -181,6 +181,15 @@ def prepared_for(project: Project, *, now_ms: int) -> PreparedEntry:
     )
 
 
+def kept_prepared(project: Project, *, now_ms: int) -> PreparedEntry | None:
+    """Return the project as this process keeps it prepared, while the store and the clock
+    allow; None when it would have to be read or brought up to date. Reads the markers only."""
+    kept = prepared_projects.peek(project.pk)
+    if kept is None or not _in_window(kept.value, now_ms) or kept.version != store_markers():
+        return None
+    return kept.value
+
+
 def _in_window(entry: PreparedEntry, now_ms: int) -> bool:
     return entry.valid_until is None or now_ms < entry.valid_until
 

@@ -26,7 +26,7 @@ from memadmin.projects.models import Project
 from .counters import CounterChoice
 from .inputs import LedgerInputs, ledger_inputs
 from .plugin_context import LedgerWorkspace, ledger_workspace, pack_categories, with_unread
-from .prepared_cache import prepared_for
+from .prepared_cache import kept_prepared, prepared_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +72,18 @@ def refuse_bad_arguments(*, budget: int, modes: Sequence[str], tie_break: str) -
 def ledger_projects() -> QuerySet[Project]:
     """Return every project with its number of memories, by name."""
     return Project.objects.annotate(memory_count=Count("memories")).order_by("name")
+
+
+def ledger_is_prepared(
+    project: Project, *, now_ms: int, modes: Sequence[Mode] = ("plugin", "headers")
+) -> bool:
+    """Return True when this process keeps the project prepared as the store is now, each of
+    `modes` read: its preview then reads no row, it only assembles (or reuses a result).
+
+    One query (the store's markers), whatever the project's size.
+    """
+    entry = kept_prepared(project, now_ms=now_ms)
+    return entry is not None and tuple(modes) in entry.reads
 
 
 def ledger_preview(

@@ -10,7 +10,10 @@ many memories (three projects, as `bench_sync` builds it), a first `memadmin ser
   signing in at once waits for, while the worker makes its first look at the store);
 - to the overview: from starting `serve` to the overview answered for a browser that kept
   its session from before the restart, the first page a returning user sees (the overview
-  was seen once before, as on a store in use: its token counts are stored).
+  was seen once before, as on a store in use: its token counts are stored);
+- to the coverage: from the same start to every project's coverage section answered, asked
+  for at once as htmx asks for them when the overview has loaded (a new server process
+  prepares each project's ledger for it: what the overview leaves to its sections).
 
 Real processes on real files: the web server, the worker beside it, SQLite in the folder
 (DATABASE_URL is ignored, so no real database is opened). The medians are printed with
@@ -18,6 +21,7 @@ issue 27's targets. Needs the repository's `tests` package (the store builder), 
 from a checkout.
 """
 
+import html
 import http.cookiejar
 import os
 import re
@@ -33,6 +37,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +48,7 @@ STARTED_WITHIN_S = 600.0
 SERVE = (sys.executable, "-m", "memadmin", "serve")
 PERSON_ADD = (sys.executable, "-m", "django", "person", "add")
 _TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+_SECTION = re.compile(r'hx-get="([^"]*[?&]coverage=[^"]*)"')
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,7 @@ class RestartFigure:
     login_s: float
     through_login_s: float
     overview_s: float
+    coverage_s: float
 
     @property
     def target_s(self) -> float | None:
@@ -96,6 +103,22 @@ class _Served:
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 time.sleep(0.02)
         raise RuntimeError(f"memadmin serve did not answer {path} within {STARTED_WITHIN_S} s")
+
+    def sections(self, page: str, jar: http.cookiejar.CookieJar) -> float:
+        """Ask for the page's coverage sections at once, as htmx does on load; return the
+        seconds from the start to the last one answered with 200 (the page's, if none)."""
+        paths = [html.unescape(path) for path in _SECTION.findall(page)]
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), _NoRedirect)
+
+        def ask(path: str) -> None:
+            request = urllib.request.Request(self.base + path, headers={"HX-Request": "true"})
+            with opener.open(request, timeout=60) as response:
+                if "overview-injection" not in response.read().decode():
+                    raise RuntimeError(f"{path} answered without the coverage")
+
+        with ThreadPoolExecutor(max_workers=max(1, len(paths))) as pool:
+            list(pool.map(ask, paths))
+        return time.perf_counter() - self.started
 
     def log_in(self, login_page: str, jar: http.cookiejar.CookieJar) -> float:
         """Sign in as the benchmark's viewer; return the seconds the log-in took."""
@@ -174,15 +197,17 @@ def restart_figure(memories: int, root: Path, progress: Callable[[str], None]) -
             check=True,
             capture_output=True,
         )
-        progress("a start to see the overview once, as on a store in use (counts stored)")
+        progress(
+            "a start to see the overview and its coverage once, as on a store in use (counts stored)"
+        )
         session = http.cookiejar.CookieJar()
         served = _Served(root, folder, port)
         try:
             served.log_in(served.first("/login/", session)[1], session)
-            served.first("/", session)
+            served.sections(served.first("/", session)[1], session)
         finally:
             served.stop()
-        login_pages, logins, through_login, overviews = [], [], [], []
+        login_pages, logins, through_login, overviews, coverages = [], [], [], [], []
         progress(f"{RESTARTS} restarts to the login page, signing in, then the overview")
         for _ in range(RESTARTS):
             served = _Served(root, folder, port)
@@ -203,6 +228,7 @@ def restart_figure(memories: int, root: Path, progress: Callable[[str], None]) -
                 if "Overview" not in page:
                     raise RuntimeError("the kept session did not reach the overview")
                 overviews.append(seconds)
+                coverages.append(served.sections(page, session))
             finally:
                 served.stop()
         return RestartFigure(
@@ -212,6 +238,7 @@ def restart_figure(memories: int, root: Path, progress: Callable[[str], None]) -
             login_s=statistics.median(logins),
             through_login_s=statistics.median(through_login),
             overview_s=statistics.median(overviews),
+            coverage_s=statistics.median(coverages),
         )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -231,14 +258,15 @@ def restart_lines(figures: Sequence[RestartFigure]) -> list[str]:
         f"{RESTARTS} restarts each):",
         "",
         "| memories | first start, to the login page | restart to the login page | log-in "
-        "| restart to the overview through the log-in | restart to the overview, session kept |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| restart to the overview through the log-in | restart to the overview, session kept "
+        "| restart to its coverage shown |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for figure in figures:
         lines.append(
             f"| {figure.memories:,} | {figure.first_start_s:.2f} s | {figure.login_page_s:.2f} s "
             f"| {figure.login_s:.2f} s | {figure.through_login_s:.2f} s "
-            f"| {figure.overview_s:.2f} s |"
+            f"| {figure.overview_s:.2f} s | {figure.coverage_s:.2f} s |"
         )
     lines.append("")
     for figure in figures:
