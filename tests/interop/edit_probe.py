@@ -10,6 +10,7 @@ object: each response's status and the importance of the last save that went thr
 
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -29,7 +30,7 @@ def main() -> None:
     memory = Memory.objects.get(content=content)
     client = Client()
     client.force_login(get_user_model().objects.get(username="prober"))
-    statuses, last = [], None
+    statuses, last, refusals = [], None, []
     importance = 1
     while not stop.exists():
         memory.refresh_from_db()
@@ -49,9 +50,14 @@ def main() -> None:
         statuses.append(response.status_code)
         if response.status_code == 302:
             last = importance
+        else:
+            refusals.append(_errors(response.content.decode()))
         time.sleep(0.1)
-    print(json.dumps({"statuses": statuses, "last": last}))
+    print(json.dumps({"statuses": statuses, "last": last, "refusals": refusals}))
 
 
-if __name__ == "__main__":
-    main()
+def _errors(page: str) -> str:
+    """Return what the page told the person: its sentences saying what to do or what was kept."""
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    told = re.findall(r"[^.]*(?:[Nn]othing|try again|[Bb]oth versions)[^.]*\.", text)
+    return " ".join(sentence.strip() for sentence in told) or text[:300]

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from memadmin.core.contextdb.errors import StoreError
+from memadmin.core.contextdb.errors import StoreError, StoreLocked
 from memadmin.core.contextdb.rules import REQUIRED_MEMORY_COLUMNS, quote_identifier
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -60,7 +60,7 @@ def store_error(path: Path, error: sqlite3.DatabaseError) -> StoreError:
     if name == "SQLITE_NOTADB":
         return StoreError(f"{path}: not an SQLite database (file is not a database)")
     if name in _LOCKED or name.startswith("SQLITE_BUSY"):
-        return StoreError(
+        return StoreLocked(
             f"{path}: the store is locked by another process ({error}); try again shortly"
         )
     if name.startswith(_DAMAGED_PREFIXES):

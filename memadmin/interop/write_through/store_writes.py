@@ -14,6 +14,7 @@ The writer the store seam hands memory writes to (`memadmin.interop.store_backen
 A project not synced from a store is not touched.
 """
 
+import sqlite3
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,7 +25,8 @@ from django.core.exceptions import ImproperlyConfigured
 from memadmin.core.clock import now_ms
 from memadmin.core.contextdb import StoreError, composites_ddl, lifecycle
 from memadmin.core.contextdb import writing as store
-from memadmin.core.contextdb.opening import open_readonly
+from memadmin.core.contextdb.errors import StoreLocked
+from memadmin.core.contextdb.opening import open_readonly, store_error
 from memadmin.core.process_cache import ProcessCache
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
@@ -244,10 +246,17 @@ def _recent_probe(probed: tuple[float, str]) -> bool:
 
 
 def probe(upstream: UpstreamStore, identity: str) -> str:
-    """Return why the store cannot take memadmin's writes for the project ("" when it can)."""
+    """Return why the store cannot take memadmin's writes for the project ("" when it can).
+
+    A store busy for a moment is no reason: the write waits for its lock and checks again.
+    """
     path = Path(upstream.path)
     try:
         connection = open_readonly(path, timeout=0.2)
+    except StoreLocked:
+        # Busy for a moment (a sync reading it, the agent writing): that is not a reason to
+        # refuse. The write itself waits for the lock and checks all of this again.
+        return ""
     except StoreError as error:
         return (
             f"the store file cannot be opened: {error} (on a server without the file, "
@@ -270,6 +279,10 @@ def probe(upstream: UpstreamStore, identity: str) -> str:
         if reason:
             return f"{path}: {reason}"
         return store.authority_holds(connection, identity)
+    except sqlite3.OperationalError as error:
+        if isinstance(store_error(path, error), StoreLocked):
+            return ""
+        return f"the store cannot be read: {error}"
     except Exception as error:
         return f"the store cannot be read: {error}"
     finally:

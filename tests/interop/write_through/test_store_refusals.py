@@ -119,6 +119,40 @@ def test_a_writer_holding_the_lock_makes_the_save_wait_then_refuse(synced_store,
     assert store_row(synced_store, 1)["content"] == "Use the new VPN."
 
 
+HOLD_EXCLUSIVE = """
+import sqlite3, sys, time
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute("PRAGMA journal_mode=DELETE")
+connection.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+time.sleep(float(sys.argv[2]))
+connection.execute("ROLLBACK")
+"""
+
+
+def test_a_store_locked_for_a_moment_is_not_read_only(synced_store, people, settings):
+    """Even readers shut out for a second (an exclusive lock): not read-only; a save waits.
+
+    The pages' read-only banner opens the store to read it; a lock it meets there is no reason
+    to call the store read-only (before: "the store file cannot be opened ... locked").
+    """
+    settings.MEMADMIN_STORE_TIMEOUT = 5.0
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_EXCLUSIVE, str(synced_store), "1"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        assert GATEWAY.read_only_reason(synced(1).project) == ""
+        memory_update(memory=synced(1), actor=people["editor"], content="Use the new VPN.")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert store_row(synced_store, 1)["content"] == "Use the new VPN."
+    assert synced(1).content == "Use the new VPN."
+
+
 def test_a_store_replaced_by_another_is_never_written(synced_store, people, tmp_path):
     """Another store (another store_uuid) at the path: read-only, nothing written to it."""
     other = build_store(tmp_path / "other.db", rows=[make_row(content="Use the VPN.")])
