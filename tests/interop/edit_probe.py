@@ -61,3 +61,7 @@ def _errors(page: str) -> str:
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
     told = re.findall(r"[^.]*(?:[Nn]othing|try again|[Bb]oth versions)[^.]*\.", text)
     return " ".join(sentence.strip() for sentence in told) or text[:300]
+
+
+if __name__ == "__main__":
+    main()

@@ -44,6 +44,7 @@ def test_a_sync_replanned_by_saves_finishes_and_keeps_them(shared_database, stor
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
     )
     try:
@@ -58,7 +59,9 @@ def test_a_sync_replanned_by_saves_finishes_and_keeps_them(shared_database, stor
         )
     finally:
         stop.touch()
-        saved = json.loads(probe.communicate(timeout=60)[0])
+        printed, failed = probe.communicate(timeout=60)
+    assert probe.returncode == 0, failed[-3000:]
+    saved = json.loads(printed)
     assert sync.returncode == 0, sync.stderr
     assert saved["statuses"].count(302) >= 10, saved["statuses"]
     # A save is never lost to the sync: each goes through, or (rarely, once seen on a loaded
