@@ -39,7 +39,7 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
     """Say what was not found and offer the overview and the lists."""
     # An unknown address carries the URL patterns tried, which are not for people.
     message = "" if isinstance(exception, Resolver404) else _message(exception)
-    if request.headers.get("HX-Request") == "true":
+    if getattr(request, "htmx", False):  # set by django-htmx's middleware, as for any view
         # A piece of a page asked for by htmx gets a piece back, not a second layout.
         return render(request, "errors/fragment.html", {"message": message}, status=404)
     return render(request, "errors/404.html", {"message": message}, status=404)

@@ -31,6 +31,15 @@ def test_a_missing_memory_says_so(client_as):
     assert "No such memory." in response.content.decode()
 
 
+def test_a_404_asked_for_by_htmx_is_a_fragment_without_the_layout(client_as):
+    """A piece of a page gets a piece back: the sentence, no second navigation."""
+    response = client_as("viewer").get("/memories/999999/", headers={"HX-Request": "true"})
+    html = response.content.decode()
+    assert response.status_code == 404
+    assert not find_all(html, "nav")
+    assert text(find(html, "p", class_="error", role="alert")) == "No such memory."
+
+
 def test_a_403_names_the_role_needed_and_the_role_held(client_as, project):
     """A viewer opening an editor's page is told the page needs the editor role."""
     response = client_as("viewer").get(f"/memories/new/?project={project.pk}")
