@@ -106,6 +106,50 @@ def template_syntax(html: str) -> list[str]:
     return [html[max(0, m.start() - 40) : m.end() + 40] for m in TEMPLATE_SYNTAX.finditer(html)]
 
 
+def cell_label_problems(html: str) -> list[str]:
+    """Return each column of a `data-table` whose body cells are not named by their header.
+
+    Under 700 px each row of such a table is a card and its header row is hidden: a cell
+    names its column only through `data-label` (the stylesheet shows it before the value), so
+    every body `td` has one, worded as its column's header (where the header has text). A
+    cell with a `colspan` (an empty state spanning the row) may go without.
+    """
+    from tests.html_tree import find_all, parse, text
+
+    def children(node, *names):
+        return [child for child in node.children if getattr(child, "name", None) in names]
+
+    def span(cell):
+        return int(cell.attributes.get("colspan") or 1)
+
+    found = []
+    for table in find_all(parse(html), "table", class_="data-table"):
+        heads = [row for head in children(table, "thead") for row in children(head, "tr")]
+        headers = [
+            text(cell)
+            for cell in (children(heads[-1], "th", "td") if heads else [])
+            for _ in range(span(cell))
+        ]
+        for body in children(table, "tbody"):
+            for row in children(body, "tr"):
+                place = 0
+                for cell in children(row, "th", "td"):
+                    header = headers[place] if place < len(headers) else ""
+                    label = (cell.attributes.get("data-label") or "").strip()
+                    place += span(cell)
+                    if cell.name != "td" or "colspan" in cell.attributes:
+                        continue
+                    if not label:
+                        problem = f"column {header!r}: a cell has no data-label"
+                    elif header and label != header:
+                        problem = f"column {header!r}: a cell is labelled {label!r}"
+                    else:
+                        continue
+                    if problem not in found:
+                        found.append(problem)
+    return found
+
+
 def dangling_descriptions(html: str) -> list[str]:
     """Return each `aria-describedby` id on the page that no element of the page carries."""
     from tests.html_tree import find_all, parse
