@@ -10,3 +10,9 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 MEMADMIN_TEST_VAR_DIR = VAR_DIR / "test"
+
+# PostgreSQL: the test database need not survive a crash, so a commit does not wait for its
+# write-ahead log to reach the disk (the test command flushes every table after each test
+# that commits: a third of that time was the wait).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
+    DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c synchronous_commit=off"  # noqa: F405
