@@ -29,7 +29,7 @@ def admin_count() -> int:
 def person_create(
     *,
     username: str,
-    password: str,
+    password: str | None,
     role: str,
     email: str = "",
     actor="system",
@@ -37,7 +37,9 @@ def person_create(
 ):
     """Create a person with exactly one role; an admin is also a Django superuser.
 
-    The password must pass the configured validators (ValidationError by field otherwise).
+    The password must pass the configured validators (ValidationError by field otherwise);
+    None makes a person nobody can log in as (an author of the demo's history) until an admin
+    sets a password.
     """
     _validate_role(role)
     user_model = get_user_model()
@@ -48,7 +50,8 @@ def person_create(
         raise ValidationError({"username": f"A person named {username!r} already exists."})
     candidate = user_model(username=username, email=email)
     try:
-        validate_password(password, candidate)
+        if password is not None:
+            validate_password(password, candidate)
     except ValidationError as error:
         raise ValidationError({"password": error.messages}) from error
     ensure_role_groups()

@@ -33,6 +33,14 @@ def test_an_admin_is_a_superuser_and_staff(db):
     assert (plain.is_staff, plain.is_superuser) == (False, False)
 
 
+def test_a_person_made_without_a_password_cannot_log_in(db, client):
+    """No password: nobody can log in as them, not even with an empty one."""
+    author = person_create(username="author", password=None, role="editor")
+    assert not author.has_usable_password()
+    assert not client.login(username="author", password="")
+    assert role_of(author) == "editor"
+
+
 @pytest.mark.parametrize(
     ("fields", "field"),
     [

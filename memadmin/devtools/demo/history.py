@@ -12,7 +12,6 @@ memory "created 2026-10-09" with a history dated today. So after the build:
 """
 
 import random
-import secrets
 from bisect import bisect_right
 from datetime import datetime, timedelta
 
@@ -42,13 +41,13 @@ CLARIFICATIONS = (
 
 
 def authors() -> list:
-    """Return the demo's two people, made once with passwords nobody knows."""
+    """Return the demo's two people, made once; nobody can log in as them (no password)."""
     people = get_user_model().objects
     made = []
     for username, role in AUTHORS:
         person = people.filter(username=username).first()
         if person is None:
-            person = person_create(username=username, password=secrets.token_urlsafe(24), role=role)
+            person = person_create(username=username, password=None, role=role)
         made.append(person)
     return made
 
