@@ -1,5 +1,7 @@
 """The memory list: filtering, sorting and paging swap only the table, with or without JavaScript."""
 
+from contextlib import suppress
+
 import pytest
 from playwright.sync_api import expect
 
@@ -117,6 +119,32 @@ def test_a_refused_confirmation_keeps_the_typed_reason(logged_in_page, live_serv
         Memory.objects.filter(pk__in=[first.pk, second.pk]).values_list("status", flat=True)
     ) == {"archived"}
     assert first.history.first().history_change_reason == "Replaced by the new runbook"
+
+
+def test_an_action_chosen_while_the_offers_are_asked_for_stays_chosen(
+    logged_in_page, live_server, many_memories
+):
+    """Tick a row, choose an action before the server answered the tick: the answer, when it
+    comes, does not put the action chosen before back (the review would be of another action)."""
+    page = logged_in_page("editor")
+    page.goto(f"{live_server.url}/memories/?sort=content")
+    held = []
+    page.route("**/memories/bulk/actions/**", lambda route: held.append(route))
+    boxes = page.locator("#table-section input[type=checkbox][name=ids]")
+    boxes.nth(0).check()
+    boxes.nth(2).check()
+    while not held:
+        page.wait_for_timeout(20)
+    page.select_option("#bulk-action", "merge")
+    page.wait_for_timeout(200)  # a question the choice asks is sent by now
+    page.unroute("**/memories/bulk/actions/**")
+    for route in held:  # the answers come now, in the order asked
+        with suppress(Exception):  # a question htmx abandoned for a newer one
+            route.continue_()
+    page.wait_for_load_state("networkidle")
+    assert page.locator("#bulk-action").input_value() == "merge"
+    page.click("#bulk-form button[type=submit]")
+    page.wait_for_url("**/memories/merge/**")
 
 
 def test_ticking_rows_narrows_the_bulk_actions(logged_in_page, live_server, many_memories):
