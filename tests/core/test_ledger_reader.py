@@ -84,6 +84,26 @@ def test_pack_mode_reads_the_packs_categories_and_renders_in_its_order():
     )
 
 
+def test_the_summary_names_the_unknown_categories_once_with_their_counts():
+    """One sentence for the categories the plugin does not know, each with its count."""
+    rows = [memory(1, "OPS_RULES"), memory(2, "OPS_RULES"), memory(3, "ENV_STATE")]
+    rows += [memory(4, "INCIDENTS"), memory(5, "CONFIG_VALUES")]
+    result = assemble_read(
+        read_for_mode(rows, mode="plugin", now_ms=NOW), budget=4000, counter=HeuristicCounter()
+    )
+    assert never_injected_summary(result.dropped) == (
+        "4 live memories are never injected by the stock plugin: magic-context does not know "
+        "the categories ENV_STATE (1), INCIDENTS (1) and OPS_RULES (2): never injected."
+    )
+    one = assemble_read(
+        read_for_mode(rows[:2], mode="plugin", now_ms=NOW), budget=4000, counter=HeuristicCounter()
+    )
+    assert never_injected_summary(one.dropped) == (
+        "2 live memories are never injected by the stock plugin: magic-context does not know "
+        "the category OPS_RULES (2): never injected."
+    )
+
+
 @pytest.mark.parametrize(
     ("raw", "shared", "problem"),
     [

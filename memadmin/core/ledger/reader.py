@@ -298,6 +298,28 @@ def never_injected_summary(dropped: Iterable[DroppedRow], *, pack: bool = False)
     who = "a plugin reading the pack" if pack else "the stock plugin"
     if not total:
         return f"Every live memory is read by {who}."
-    reasons = "; ".join(f"{reason} ({count})" for reason, count in sorted(counts.items()))
+    reasons = "; ".join(_grouped_reasons(counts))
     plural = "memory is" if total == 1 else "memories are"
     return f"{total} live {plural} never injected by {who}: {reasons}."
+
+
+def _grouped_reasons(counts: dict[str, int]) -> list[str]:
+    """Return each reason with its count; the unknown categories said once, listed together."""
+    unknown: dict[tuple[str, str], list[str]] = {}
+    others = []
+    for reason, count in sorted(counts.items()):
+        for pack in (False, True):
+            head, _, tail = unknown_category_reason("\0", pack=pack).partition("\0")
+            if reason.startswith(head) and reason.endswith(tail):
+                category = reason[len(head) : len(reason) - len(tail)]
+                unknown.setdefault((head, tail), []).append(f"{category} ({count})")
+                break
+        else:
+            others.append(f"{reason} ({count})")
+    said = []
+    for (head, tail), categories in unknown.items():
+        if len(categories) > 1:
+            head = head.replace("the category ", "the categories ")
+            categories = [", ".join(categories[:-1]), categories[-1]]
+        said.append(f"{head}{' and '.join(categories)}{tail}")
+    return said + others
