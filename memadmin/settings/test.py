@@ -15,4 +15,5 @@ MEMADMIN_TEST_VAR_DIR = VAR_DIR / "test"
 # write-ahead log to reach the disk (the test command flushes every table after each test
 # that commits: a third of that time was the wait).
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
-    DATABASES["default"].setdefault("OPTIONS", {})["options"] = "-c synchronous_commit=off"  # noqa: F405
+    _options = DATABASES["default"].setdefault("OPTIONS", {})  # noqa: F405
+    _options["options"] = f"{_options.get('options', '')} -c synchronous_commit=off".strip()

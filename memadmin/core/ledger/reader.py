@@ -290,36 +290,28 @@ def is_live(memory: LedgerMemory, now_ms: int) -> bool:
 
 
 def never_injected_summary(dropped: Iterable[DroppedRow], *, pack: bool = False) -> str:
-    """Return the sentence saying how many live memories the plugin never injects, and why."""
-    counts: dict[str, int] = {}
+    """Return the sentence saying how many live memories the plugin never injects, and why.
+
+    The categories the plugin does not know are said once, listed with their counts.
+    """
+    unknown: dict[str, int] = {}
+    others: dict[str, int] = {}
     for row in dropped:
-        counts[row.reason] = counts.get(row.reason, 0) + 1
-    total = sum(counts.values())
+        if row.column == "category":
+            unknown[row.category] = unknown.get(row.category, 0) + 1
+        else:
+            others[row.reason] = others.get(row.reason, 0) + 1
+    total = sum(unknown.values()) + sum(others.values())
     who = "a plugin reading the pack" if pack else "the stock plugin"
     if not total:
         return f"Every live memory is read by {who}."
-    reasons = "; ".join(_grouped_reasons(counts))
+    reasons = [f"{reason} ({count})" for reason, count in sorted(others.items())]
+    if unknown:
+        listed = [f"{category} ({count})" for category, count in sorted(unknown.items())]
+        names = listed[0] if len(listed) == 1 else f"{', '.join(listed[:-1])} and {listed[-1]}"
+        said = unknown_category_reason(names, pack=pack)
+        if len(listed) > 1:
+            said = said.replace("the category ", "the categories ")
+        reasons.insert(0, said)
     plural = "memory is" if total == 1 else "memories are"
-    return f"{total} live {plural} never injected by {who}: {reasons}."
-
-
-def _grouped_reasons(counts: dict[str, int]) -> list[str]:
-    """Return each reason with its count; the unknown categories said once, listed together."""
-    unknown: dict[tuple[str, str], list[str]] = {}
-    others = []
-    for reason, count in sorted(counts.items()):
-        for pack in (False, True):
-            head, _, tail = unknown_category_reason("\0", pack=pack).partition("\0")
-            if reason.startswith(head) and reason.endswith(tail):
-                category = reason[len(head) : len(reason) - len(tail)]
-                unknown.setdefault((head, tail), []).append(f"{category} ({count})")
-                break
-        else:
-            others.append(f"{reason} ({count})")
-    said = []
-    for (head, tail), categories in unknown.items():
-        if len(categories) > 1:
-            head = head.replace("the category ", "the categories ")
-            categories = [", ".join(categories[:-1]), categories[-1]]
-        said.append(f"{head}{' and '.join(categories)}{tail}")
-    return said + others
+    return f"{total} live {plural} never injected by {who}: {'; '.join(reasons)}."

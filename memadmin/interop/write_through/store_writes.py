@@ -279,12 +279,11 @@ def probe(upstream: UpstreamStore, identity: str) -> str:
         if reason:
             return f"{path}: {reason}"
         return store.authority_holds(connection, identity)
-    except sqlite3.OperationalError as error:
-        if isinstance(store_error(path, error), StoreLocked):
-            return ""
-        return f"the store cannot be read: {error}"
     except Exception as error:
-        return f"the store cannot be read: {error}"
+        locked = isinstance(error, sqlite3.DatabaseError) and isinstance(
+            store_error(path, error), StoreLocked
+        )
+        return "" if locked else f"the store cannot be read: {error}"
     finally:
         connection.close()
 
