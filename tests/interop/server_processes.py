@@ -56,8 +56,11 @@ def python(var_dir: Path, script: str, **kwargs) -> subprocess.Popen:
 # Each test process hands out its own ports, never one it handed out before: a server binds
 # its port only once it is ready (`memadmin.serve_web`), so a port probed free can still be
 # about to be taken by a server another test (or another xdist worker) is starting.
+# `MEMADMIN_TEST_PORTS` moves the range of a whole run, so that two runs at once (the test
+# command's two engines) never hand out the same port.
 _WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
-_PORTS = iter(range(18500 + 200 * _WORKER, 18700 + 200 * _WORKER))
+_FIRST = int(os.environ.get("MEMADMIN_TEST_PORTS", "18500")) + 200 * _WORKER
+_PORTS = iter(range(_FIRST, _FIRST + 200))
 
 
 def free_port() -> int:
