@@ -63,7 +63,14 @@ def role_required(role: str) -> Callable:
     return decorator
 
 
-def ensure_role_groups() -> None:
-    """Create the four role groups if they do not exist."""
-    for name in ROLES:
-        Group.objects.get_or_create(name=name)
+def ensure_role_groups() -> dict[str, Group]:
+    """Return the four role groups by name, creating those that do not exist.
+
+    One query when they all exist; another writer creating one at the same time is no error.
+    """
+    groups = {group.name: group for group in Group.objects.filter(name__in=ROLES)}
+    if len(groups) < len(ROLES):
+        missing = [Group(name=name) for name in ROLES if name not in groups]
+        Group.objects.bulk_create(missing, ignore_conflicts=True)
+        groups = {group.name: group for group in Group.objects.filter(name__in=ROLES)}
+    return groups

@@ -54,10 +54,13 @@ def person_create(
             validate_password(password, candidate)
     except ValidationError as error:
         raise ValidationError({"password": error.messages}) from error
-    ensure_role_groups()
+    groups = ensure_role_groups()
     with acting(actor=actor, reason=reason):
-        user = user_model.objects.create_user(username=username, password=password, email=email)
-        _apply_role(user, role)
+        admin = role == "admin"
+        user = user_model.objects.create_user(
+            username=username, password=password, email=email, is_staff=admin, is_superuser=admin
+        )
+        user.groups.add(groups[role])
         audit_record(
             action="person_created",
             target=user,
@@ -93,7 +96,7 @@ def person_set_role(
     now, StaleRole is raised and nothing is written.
     """
     _validate_role(role)
-    ensure_role_groups()
+    groups = ensure_role_groups()
     # Role changes queue on the admin group's row, so two demotions cannot both pass the
     # last-admin check (SQLite's IMMEDIATE transactions already serialise writers).
     Group.objects.select_for_update().get(name="admin")
@@ -108,7 +111,7 @@ def person_set_role(
             {"role": f"{user.get_username()} is the last admin; make someone else admin first."}
         )
     with acting(actor=actor, reason=reason):
-        _apply_role(user, role)
+        _apply_role(user, role, groups)
         audit_record(
             action="role_changed",
             target=user,
@@ -117,9 +120,9 @@ def person_set_role(
         )
 
 
-def _apply_role(user, role: str) -> None:
-    user.groups.remove(*Group.objects.filter(name__in=ROLES))
-    user.groups.add(Group.objects.get(name=role))
+def _apply_role(user, role: str, groups: dict) -> None:
+    user.groups.remove(*groups.values())
+    user.groups.add(groups[role])
     user.is_staff = user.is_superuser = role == "admin"
     user.save(update_fields=["is_staff", "is_superuser"])
     if hasattr(user, "_memadmin_role"):
