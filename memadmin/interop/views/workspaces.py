@@ -14,11 +14,15 @@ from memadmin.accounts.roles import has_role, role_required
 from memadmin.web.htmx_request import HtmxHttpRequest
 
 from ..models import Workspace, WorkspaceMember
-from ..workspaces.forms import desired_members, edit_forms
+from ..workspaces.forms import desired_members, edit_forms, too_many_rows
 from ..workspaces.services import WorkspaceRefused, workspace_update
 
 # Refusals that are about the state moving under the form, not about what was typed.
 CONFLICT_CODES = frozenset({"stale", "store_changed", "store_busy", "gone"})
+MORE_ROWS_THAN_MEMBERS = (
+    "The page sent more member rows than the workspace has members: it changed since this "
+    "page was loaded. Nothing was saved; here it is as it is now."
+)
 
 
 def _workspaces():
@@ -56,6 +60,11 @@ def workspace_edit(request: HtmxHttpRequest, workspace_pk: int) -> HttpResponse:
     """Save a curator's edit of the workspace, or show the page again with why it was refused."""
     row = get_object_or_404(_workspaces(), pk=workspace_pk)
     form, formset = edit_forms(row, request.POST)
+    if not formset.is_valid() and too_many_rows(formset):
+        # The page the post came from is out of date: show the workspace as it is now.
+        form, formset = edit_forms(row)
+        form.initial["reason"] = request.POST.get("reason", "")
+        return _page(request, row, form, formset, error=MORE_ROWS_THAN_MEMBERS, status=409)
     if not (form.is_valid() and formset.is_valid()):
         return _page(request, row, form, formset, status=400)
     try:

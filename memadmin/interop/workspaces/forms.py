@@ -66,7 +66,18 @@ class MemberForm(forms.Form):
     remove = forms.BooleanField(required=False, label="Remove")
 
 
-MemberFormSet = forms.formset_factory(MemberForm, extra=0)
+def member_formset(count: int) -> type[forms.BaseFormSet]:
+    """Return the formset of a workspace with ``count`` members: one form each, never more.
+
+    A post with more rows than that (a page made before a member left, or a forged count)
+    is refused as too many forms, not read (Django would otherwise build up to 2,000).
+    """
+    return forms.formset_factory(MemberForm, extra=0, max_num=count, absolute_max=count)
+
+
+def too_many_rows(formset: forms.BaseFormSet) -> bool:
+    """Say whether the formset was refused for holding more rows than the workspace has members."""
+    return any(error.code == "too_many_forms" for error in formset.non_form_errors().as_data())
 
 
 def edit_forms(workspace: Workspace, data=None) -> tuple[WorkspaceForm, forms.BaseFormSet]:
@@ -79,14 +90,15 @@ def edit_forms(workspace: Workspace, data=None) -> tuple[WorkspaceForm, forms.Ba
     member_initial = [
         {"identity": m.project_identity, "display_name": m.display_name or ""} for m in members
     ]
+    member_forms = member_formset(len(members))
     if data is None:
         return (
             WorkspaceForm(workspace=workspace, initial=initial),
-            MemberFormSet(prefix="members", initial=member_initial),
+            member_forms(prefix="members", initial=member_initial),
         )
     return (
         WorkspaceForm(data, workspace=workspace),
-        MemberFormSet(data, prefix="members", initial=member_initial),
+        member_forms(data, prefix="members", initial=member_initial),
     )
 
 

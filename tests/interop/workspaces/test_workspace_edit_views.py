@@ -1,5 +1,7 @@
 """The workspace page's edit form: curators only, plain POST, refusals shown with nothing changed."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -119,3 +121,25 @@ def test_a_refused_share_list_is_named_by_its_fieldset(team, client_as):
     assert "OPS_RULES is not one of the available" in field_error(
         response.content.decode(), "id_share_categories"
     )
+
+
+def test_a_post_with_more_member_rows_than_members_is_out_of_date(team, client_as):
+    """A page made before a member left (or a forged row count) changes nothing: the page
+    says why and shows the workspace as it is now, one row per member, the reason kept."""
+    row = workspace()
+    before, digest = store_state(team), row.digest()
+    count = row.members.count()
+    stale = post_data(row, reason="tidy the names", **{f"name_{API}": "renamed"})
+    stale["members-TOTAL_FORMS"] = str(count + 1)
+    stale[f"members-{count}-identity"] = "git:" + "f" * 40
+    stale[f"members-{count}-display_name"] = "a member since gone"
+    forged = {**post_data(row), "members-TOTAL_FORMS": "2147483648"}
+    for data in (stale, forged):
+        response = client_as("curator").post(edit_url(row), data)
+        assert response.status_code == 409
+        page = response.content.decode()
+        assert "more member rows than the workspace has members" in page
+        assert len(re.findall(r'name="members-\d+-identity"', page)) == count
+        assert store_state(team) == before
+        assert workspace().digest() == digest
+    assert "tidy the names" in client_as("curator").post(edit_url(row), stale).content.decode()
