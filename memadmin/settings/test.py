@@ -1,4 +1,4 @@
-"""Settings for the test suite: DATABASE_URL selects PostgreSQL, else SQLite in var/."""
+"""Settings for the test suite: DATABASE_URL selects PostgreSQL, else SQLite (a file per process)."""
 
 import atexit
 import shutil

@@ -66,7 +66,7 @@ class MemberForm(forms.Form):
     remove = forms.BooleanField(required=False, label="Remove")
 
 
-def member_formset(count: int) -> type[forms.BaseFormSet]:
+def _member_formset(count: int) -> type[forms.BaseFormSet]:
     """Return the formset of a workspace with ``count`` members: one form each, never more.
 
     A post with more rows than that (a page made before a member left, or a forged count)
@@ -90,7 +90,7 @@ def edit_forms(workspace: Workspace, data=None) -> tuple[WorkspaceForm, forms.Ba
     member_initial = [
         {"identity": m.project_identity, "display_name": m.display_name or ""} for m in members
     ]
-    member_forms = member_formset(len(members))
+    member_forms = _member_formset(len(members))
     if data is None:
         return (
             WorkspaceForm(workspace=workspace, initial=initial),
