@@ -84,14 +84,13 @@ class CountStore:
 
         Return how many were new here.
         """
-        if not self._unsaved:
+        unsaved, self._unsaved = self._unsaved, {}
+        if not unsaved:
             return 0
         rows = [
-            TokenCount(key=key, counter=self.label, count=count)
-            for key, count in self._unsaved.items()
+            TokenCount(key=key, counter=self.label, count=count) for key, count in unsaved.items()
         ]
         TokenCount.objects.bulk_create(rows, batch_size=WRITE_BATCH, ignore_conflicts=True)
-        self._unsaved.clear()
         return len(rows)
 
     @property

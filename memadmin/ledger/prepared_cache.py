@@ -21,6 +21,7 @@ foreign rows, a prepared store) is kept with the entry and dropped whenever the 
 since a workspace's other members may be what changed.
 """
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -73,6 +74,10 @@ class PreparedEntry:
     # The reads of the entry this one was brought up to date from: each mode's store is
     # patched from its old one (`PreparedStore.edited`) rather than prepared anew.
     hints: dict[tuple[str, ...], tuple] = field(default_factory=dict)
+    # Held while the reads, counters and results are looked up or made: a kept entry is
+    # shared by the server's request threads, and an assembly fills its counter's unsaved
+    # counts while another would save them.
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
     def previous_reads(self, modes: Sequence[Mode]) -> dict[str, ReadStore]:
         """Return the earlier reads of these modes (each mode's `ReadStore`), if any."""
@@ -84,16 +89,18 @@ class PreparedEntry:
     def reads_for(self, modes: Sequence[Mode], make: Callable[[], tuple]) -> tuple:
         """Return what `make` returns for these modes (their reads first), made once."""
         key = tuple(modes)
-        made = self.reads.get(key)
-        if made is None:
-            made = self.reads[key] = make()
-            self.hints = {}  # patched from, now let go: two prepared stores cost twice the memory
+        with self.lock:
+            made = self.reads.get(key)
+            if made is None:
+                made = self.reads[key] = make()
+                self.hints = {}  # patched from, now let go: two prepared stores cost twice
         return made
 
     def forget_reads(self) -> None:
         """Drop the reads and results, keeping the rows and the counts."""
-        self.reads.clear()
-        self.results.clear()
+        with self.lock:
+            self.reads.clear()
+            self.results.clear()
 
     @cached_property
     def positions(self) -> dict[int, int]:
@@ -119,44 +126,49 @@ class PreparedEntry:
         modes: Sequence[Mode],
         tie_break: TieBreak,
     ) -> tuple[dict[str, LedgerResult], int]:
-        """Return the result of each mode (kept ones reused) and how many counts were new."""
-        # By label: a counter's name and version say what it counts, whichever object it is.
-        label = cache_label(counter)
-        stores = {id(read.store): read.store for read in reads.values()}.values()
-        cached = self.counters.get(label)
-        if cached is None:
-            # Each memory's line (a header's with its details too) is keyed by its id and
-            # content digest, rendered only if it must be counted; the wrapper and the
-            # tags by their text.
-            memories, headers, texts = [], [], {}
-            for store in stores:
-                counted = store.counted()
-                memories.append(counted.memories)
-                headers.append((counted.headers, counted.suffixes))
-                texts.update(dict.fromkeys(counted.texts))
-            cached, _ = counts_for(counter, list(texts), memories, headers)
-            del memories, headers, texts, counted
-            self.counters[label] = cached
-        results = {}
-        made = False
-        for mode in modes:
-            key = (label, budget, mode, tie_break, id(reads[mode]))
-            result = self.results.get(key)
-            if result is None:
-                made = True
-                result = assemble_read(
-                    reads[mode], budget=budget, counter=cached, tie_break=tie_break
-                )
-                self.results[key] = result
-                while len(self.results) > KEPT_RESULTS:
-                    self.results.popitem(last=False)
-            results[mode] = result
-        cached.forget_keys()  # kept, they would keep these stores' memories alive
-        if made:
-            for store in stores:
-                store.forget_lines()  # costed: kept, they would double the contents' memory
-            give_back_free_memory()  # the lines, and any rows read, let go
-        return results, cached.store.save()
+        """Return the result of each mode (kept ones reused) and how many counts were new.
+
+        One assembly at a time per entry (its `lock`): two requests' would share the
+        counter, its unsaved counts and the kept results.
+        """
+        with self.lock:
+            # By label: a counter's name and version say what it counts, whichever object it is.
+            label = cache_label(counter)
+            stores = {id(read.store): read.store for read in reads.values()}.values()
+            cached = self.counters.get(label)
+            if cached is None:
+                # Each memory's line (a header's with its details too) is keyed by its id and
+                # content digest, rendered only if it must be counted; the wrapper and the
+                # tags by their text.
+                memories, headers, texts = [], [], {}
+                for store in stores:
+                    counted = store.counted()
+                    memories.append(counted.memories)
+                    headers.append((counted.headers, counted.suffixes))
+                    texts.update(dict.fromkeys(counted.texts))
+                cached, _ = counts_for(counter, list(texts), memories, headers)
+                del memories, headers, texts, counted
+                self.counters[label] = cached
+            results = {}
+            made = False
+            for mode in modes:
+                key = (label, budget, mode, tie_break, id(reads[mode]))
+                result = self.results.get(key)
+                if result is None:
+                    made = True
+                    result = assemble_read(
+                        reads[mode], budget=budget, counter=cached, tie_break=tie_break
+                    )
+                    self.results[key] = result
+                    while len(self.results) > KEPT_RESULTS:
+                        self.results.popitem(last=False)
+                results[mode] = result
+            cached.forget_keys()  # kept, they would keep these stores' memories alive
+            if made:
+                for store in stores:
+                    store.forget_lines()  # costed: kept, they would double the contents' memory
+                give_back_free_memory()  # the lines, and any rows read, let go
+            return results, cached.store.save()
 
 
 # By project, under the store's markers and while the clock stays in the entry's window.

@@ -1,6 +1,7 @@
 """The prepared store a process keeps per project: reused while nothing moved, renewed after."""
 
 import sqlite3
+import threading
 
 import pytest
 from django.db import connection
@@ -218,3 +219,27 @@ def test_rows_made_again_keep_upstream_ids_and_supersessions(tmp_path):
     again = prepared_for(project, now_ms=now)
     assert again is not entry and again.rows() == {row[0]: row for row in memory_rows(project)}
     assert sorted(again.inputs.memories) == sorted(ledger_inputs(project).memories)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_second_request_assembles_a_kept_project_only_after_the_first(project, sop):
+    """The server's request threads share a kept project: while one assembles it (its counter
+    keeping unsaved counts, its results being kept), another waits, then gets its own budget.
+    Two at once made a save iterate the counts another assembly was adding to: a 500."""
+    preview(project)
+    entry = prepared_for(project, now_ms=NOW)
+    budgets = []
+
+    def other_request():
+        try:
+            budgets.append(preview(project, budget=900).results["pack"].budget)
+        finally:
+            connection.close()
+
+    with entry.lock:
+        other = threading.Thread(target=other_request)
+        other.start()
+        other.join(timeout=0.5)
+        assert other.is_alive() and not budgets
+    other.join(timeout=30)
+    assert budgets == [900]
