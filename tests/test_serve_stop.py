@@ -17,7 +17,14 @@ from pathlib import Path
 import pytest
 
 from tests.interop.conftest import rows_for
-from tests.interop.server_processes import ROOT, Browserless, environment, free_port, manage
+from tests.interop.server_processes import (
+    ROOT,
+    Browserless,
+    environment,
+    free_port,
+    manage,
+    migrated,
+)
 from tests.upstream_store import build_store
 
 STOPPED_WITHIN = 10.0
@@ -216,7 +223,7 @@ def test_sigterm_during_a_sync_and_a_save_converges_on_the_next_start(served, tm
     """SIGTERM while the worker syncs the agent's 5,000 changes and a person saves: every
     process ends within 10 s, and after the next start memadmin holds what the store holds."""
     env = environment(tmp_path / "var")
-    manage(tmp_path / "var", "migrate", "--verbosity", "0")
+    migrated(tmp_path / "var")
     manage(tmp_path / "var", "person", "add", "admin", "--role", "admin", "--password", PASSWORD)
     serve = served(rows=5_000)
     stop, outcomes, errors = threading.Event(), [], []
@@ -268,7 +275,7 @@ def test_the_web_server_listens_only_once_serve_lets_it_in(tmp_path, monkeypatch
     from memadmin.serve_processes import GatedServer
 
     var_dir = tmp_path / "var"
-    manage(var_dir, "migrate", "--verbosity", "0")
+    migrated(var_dir)
     for key, value in environment(var_dir).items():
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("DATABASE_URL", raising=False)

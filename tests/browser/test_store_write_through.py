@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.interop.server_processes import Server, manage, python
+from tests.interop.server_processes import Server, manage, migrated, python
 from tests.interop.write_through.test_store_writes import store_row
 from tests.upstream_store import build_store, make_row
 
@@ -17,7 +17,7 @@ print(Memory.objects.get(upstream_id=1).pk)
 
 def start(var_dir, path) -> Server:
     """Start the dashboard as `.ci/serve --context-db` does: migrate, sync, serve."""
-    manage(var_dir, "migrate", "--verbosity", "0")
+    migrated(var_dir)
     manage(var_dir, "sync_context_db", str(path), "--no-progress")
     return Server(var_dir).start()
 

@@ -4,10 +4,13 @@ Each process gets its own ``MEMADMIN_VAR_DIR`` (an SQLite database on disk), the
 ``.ci/serve --context-db`` runs, so killing one and starting the next is a real restart.
 """
 
+import atexit
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -38,6 +41,30 @@ def manage(var_dir: Path, *args: str) -> str:
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+_migrated_var_dir: Path | None = None
+
+
+def migrated(var_dir: Path) -> None:
+    """Run ``manage.py migrate`` on the database in ``var_dir``, or leave what it would.
+
+    A folder with nothing in it yet gets a copy of the one this process migrated once, the
+    first time it was asked: each migrate of a fresh database costs some 6 s of CPU, most of
+    it Django rendering the migration state, and a dozen tests start from one. A folder that
+    holds a database (a restart) is migrated for real. (The migrations themselves, a fresh
+    database against an upgraded one, are tests/interop/test_migrations.py's.)
+    """
+    global _migrated_var_dir
+    if var_dir.exists() and any(var_dir.iterdir()):
+        manage(var_dir, "migrate", "--verbosity", "0")
+        return
+    if _migrated_var_dir is None:
+        folder = Path(tempfile.mkdtemp(prefix="memadmin-migrated-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        manage(folder / "var", "migrate", "--verbosity", "0")
+        _migrated_var_dir = folder / "var"
+    shutil.copytree(_migrated_var_dir, var_dir, dirs_exist_ok=True)
 
 
 def python(var_dir: Path, script: str, **kwargs) -> subprocess.Popen:

@@ -10,7 +10,7 @@ import urllib.error
 import pytest
 
 from tests.html_tree import attribute, find
-from tests.interop.server_processes import Browserless, free_port, manage, python
+from tests.interop.server_processes import Browserless, free_port, manage, migrated, python
 from tests.interop.write_through.test_store_writes import store_row
 from tests.upstream_store import build_store, make_row
 
@@ -59,7 +59,7 @@ def test_a_served_dashboard_killed_mid_save_loses_nothing(tmp_path):
         tmp_path / "context.db", rows=[make_row(content="Use the VPN."), make_row(content="Tabs.")]
     )
     var_dir = tmp_path / "var"
-    manage(var_dir, "migrate", "--verbosity", "0")
+    migrated(var_dir)
     manage(var_dir, "sync_context_db", str(path), "--no-progress")
     manage(var_dir, "person", "add", "editor", "--role", "editor", "--password", "kill me softly")
     pk = python(var_dir, PK_OF_ROW_1).communicate(timeout=60)[0].strip()
