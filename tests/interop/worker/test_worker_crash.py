@@ -87,7 +87,7 @@ def test_a_worker_killed_mid_refresh_does_not_stop_the_next_one(shared_database,
 
 @pytest.mark.timeout(180)
 @pytest.mark.django_db(transaction=True)
-def test_sigterm_mid_sync_rolls_the_sync_back_and_the_worker_ends(shared_database, store):
+def test_sigterm_mid_sync_rolls_the_sync_back_and_the_worker_ends(shared_database, store, tmp_path):
     """SIGTERM while the refresh writes 20,000 new rows: past the grace time the sync is
     interrupted, its new rows taken out again, a failed run recorded, and the worker ends."""
     env = shared_database
@@ -99,6 +99,7 @@ def test_sigterm_mid_sync_rolls_the_sync_back_and_the_worker_ends(shared_databas
     agent.execute("COMMIT")
     agent.close()
     query = _reader(env)
+    log = tmp_path / "worker.log"  # what the worker said, shown if it ends badly
     worker = subprocess.Popen(
         [
             sys.executable,
@@ -111,12 +112,12 @@ def test_sigterm_mid_sync_rolls_the_sync_back_and_the_worker_ends(shared_databas
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=log.open("w"),
     )
     try:
         _wait_for(query, "SELECT count(*) > 5 FROM memories_memory", [(True,)], within=60)
         worker.send_signal(signal.SIGTERM)
-        assert worker.wait(timeout=10) == 0
+        assert worker.wait(timeout=10) == 0, log.read_text()[-4000:]
     finally:
         if worker.poll() is None:
             worker.kill()
