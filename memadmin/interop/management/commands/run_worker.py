@@ -88,8 +88,15 @@ class Scheduler(threading.Thread):
         connection.close()
 
 
-class WorkerStopped(BaseException):
-    """Raised in a task that did not end within the grace time of a stop signal."""
+class WorkerStopped(SystemExit):
+    """Raised in a task that did not end within the grace time of a stop signal.
+
+    A SystemExit, as the stop is: raised from the signal handler it can land in the middle of
+    a query, and psycopg then cancels that query in PostgreSQL and waits for the connection to
+    be free again (it does so for SystemExit and KeyboardInterrupt only). Any other exception
+    left the connection busy with the query, so the sync's undo and the failed run's record
+    that follow could not use it, and the worker ended with status 1.
+    """
 
 
 class StoppingWorker(Worker):
