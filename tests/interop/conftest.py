@@ -93,10 +93,7 @@ def migrated_template(django_db_setup, django_db_blocker):
 
     yield template
     for name in made:
-        with django_db_blocker.unblock(), connection.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        with django_db_blocker.unblock():
-            connection.close()
+        _drop(name, django_db_blocker)
 
 
 def _recreate(name: str, django_db_blocker, template: str | None = None) -> None:
@@ -105,6 +102,14 @@ def _recreate(name: str, django_db_blocker, template: str | None = None) -> None
     with django_db_blocker.unblock(), connection.cursor() as cursor:
         cursor.execute(f'DROP DATABASE IF EXISTS "{name}"')
         cursor.execute(f'CREATE DATABASE "{name}"{copy}')
+
+
+def _drop(name: str, django_db_blocker) -> None:
+    """Drop the PostgreSQL database `name`, whoever is still connected to it."""
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with django_db_blocker.unblock():
+        connection.close()  # opened outside any test's transaction: leave none behind
 
 
 @pytest.fixture
@@ -123,10 +128,7 @@ def shared_database(tmp_path, django_db_blocker, migrated_template):
         migrated(tmp_path / "var")
     yield env
     if connection.vendor == "postgresql":
-        with django_db_blocker.unblock(), connection.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        with django_db_blocker.unblock():
-            connection.close()  # opened outside any test's transaction: leave none behind
+        _drop(name, django_db_blocker)
 
 
 __all__ = ["OTHER_PROJECT", "PROJECT", "rows_for", "sha256", "side_file"]

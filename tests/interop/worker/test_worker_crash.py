@@ -100,20 +100,21 @@ def test_sigterm_mid_sync_rolls_the_sync_back_and_the_worker_ends(shared_databas
     agent.close()
     query = _reader(env)
     log = tmp_path / "worker.log"  # what the worker said, shown if it ends badly
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "manage.py",
-            "run_worker",
-            *["--refresh-seconds", "1"],
-            "--stop-grace",
-            "0.2",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log.open("w"),
-    )
+    with log.open("w") as said:  # the worker keeps its own copy of the file
+        worker = subprocess.Popen(
+            [
+                sys.executable,
+                "manage.py",
+                "run_worker",
+                *["--refresh-seconds", "1"],
+                "--stop-grace",
+                "0.2",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=said,
+        )
     try:
         _wait_for(query, "SELECT count(*) > 5 FROM memories_memory", [(True,)], within=60)
         worker.send_signal(signal.SIGTERM)
