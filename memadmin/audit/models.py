@@ -6,8 +6,12 @@ An event and the versions written in the same `acting` block share its change id
 trail can tell which version an event is about; rows from before change ids have none.
 """
 
+from functools import cache
+
 from django.conf import settings
 from django.db import models
+from simple_history.manager import HistoryManager
+from simple_history.models import HistoricalRecords
 
 from .context import current_change_id
 
@@ -25,6 +29,27 @@ class HistoryActorFields(models.Model):
 
     class Meta:
         abstract = True
+
+
+class HistoryManagerMadeOnce(HistoryManager):
+    """simple-history's manager of versions, its class made once per queryset class.
+
+    simple-history's descriptor (`Memory.history`, and every version it writes on a save) made
+    a new manager class at each use (`from_queryset`: 80 microseconds, a tenth of the time
+    a project with its pack takes to make). The class it makes is the same every time.
+    """
+
+    @classmethod
+    @cache
+    def from_queryset(cls, queryset_class, class_name=None):
+        return super().from_queryset(queryset_class, class_name)
+
+
+def audited_history(**options) -> HistoricalRecords:
+    """Return the versions of an audited model: simple-history's, stamped with the actor."""
+    return HistoricalRecords(
+        bases=[HistoryActorFields], history_manager=HistoryManagerMadeOnce, **options
+    )
 
 
 class AuditEvent(models.Model):

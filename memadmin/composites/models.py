@@ -13,9 +13,8 @@ repointing) gets the time of its writing from the field defaults.
 
 from django.db import models
 from django.db.models import Q
-from simple_history.models import HistoricalRecords
 
-from memadmin.audit.models import HistoryActorFields
+from memadmin.audit.models import audited_history
 from memadmin.core.clock import now_ms
 
 
@@ -52,7 +51,7 @@ class Composite(models.Model):
         ),
     )
 
-    history = HistoricalRecords(bases=[HistoryActorFields])
+    history = audited_history()
 
     class Meta:
         ordering = ["-updated_at", "-id"]
@@ -83,7 +82,7 @@ class CompositeMember(models.Model):
         ),
     )
 
-    history = HistoricalRecords(bases=[HistoryActorFields])
+    history = audited_history()
 
     class Meta:
         ordering = ["composite", "position"]

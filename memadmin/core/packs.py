@@ -13,6 +13,7 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 CATEGORY_NAME = re.compile(r"^[A-Z][A-Z0-9_]{1,39}$")
@@ -296,6 +297,9 @@ def _pack(data: dict, stem: str) -> tuple[dict, tuple[CategorySpec, ...]]:
     return meta, tuple(sorted(categories, key=lambda spec: spec.priority))
 
 
+# A pack is read each time a project is made or checked; the same text gives the same
+# (immutable) pack, so the last few are kept. A broken text raises each time.
+@lru_cache(maxsize=32)
 def load_pack_text(text: str, *, filename: str) -> PackSpec:
     """Return the pack held in ``text``; ``filename`` gives the stem it must be named after."""
     path = Path(filename)

@@ -6,9 +6,8 @@ store round-trips exactly and the ledger renders byte for byte what the plugin i
 
 from django.db import models
 from django.db.models import Q
-from simple_history.models import HistoricalRecords
 
-from memadmin.audit.models import HistoryActorFields
+from memadmin.audit.models import audited_history
 from memadmin.core.contextdb.rules import (
     MEMORY_SCOPES,
     MEMORY_STATUSES,
@@ -66,7 +65,7 @@ class Memory(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
     upstream_gone_at = models.BigIntegerField(null=True, blank=True)
 
-    history = HistoricalRecords(bases=[HistoryActorFields])
+    history = audited_history()
 
     class Meta:
         ordering = ["-updated_at", "-id"]

@@ -5,9 +5,8 @@ Its table is still `memories_project` (the model moved here from `memories` with
 
 from django.db import models
 from django.db.models import Q
-from simple_history.models import HistoricalRecords
 
-from memadmin.audit.models import HistoryActorFields
+from memadmin.audit.models import audited_history
 from memadmin.core.ledger import BUDGET_DEFAULT, BUDGET_MAX, BUDGET_MIN
 
 NAME_MAX_CHARS = 200
@@ -36,7 +35,7 @@ class Project(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
-    history = HistoricalRecords(bases=[HistoryActorFields], table_name="memories_historicalproject")
+    history = audited_history(table_name="memories_historicalproject")
 
     class Meta:
         db_table = "memories_project"

@@ -8,9 +8,8 @@ effective criteria are the override if present, else the default. Names are neve
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from simple_history.models import HistoricalRecords
 
-from memadmin.audit.models import HistoryActorFields
+from memadmin.audit.models import audited_history
 
 
 class Pack(models.Model):
@@ -54,7 +53,7 @@ class Category(models.Model):
     previous_default = models.JSONField(null=True, blank=True)
     revision = models.PositiveIntegerField(default=1)
 
-    history = HistoricalRecords(bases=[HistoryActorFields])
+    history = audited_history()
 
     class Meta:
         ordering = ["project", "priority"]

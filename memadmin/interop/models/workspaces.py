@@ -1,9 +1,8 @@
 """A store's workspaces and their members, as versioned memadmin rows."""
 
 from django.db import models
-from simple_history.models import HistoricalRecords
 
-from memadmin.audit.models import HistoryActorFields
+from memadmin.audit.models import audited_history
 from memadmin.core.contextdb.workspace_writing import workspace_digest
 
 from .stores import UpstreamStore
@@ -32,7 +31,7 @@ class Workspace(models.Model):
     pending_since = models.BigIntegerField(null=True, blank=True)
     base_digest = models.CharField(max_length=32, blank=True, default="")
 
-    history = HistoricalRecords(bases=[HistoryActorFields])
+    history = audited_history()
 
     class Meta:
         ordering = ["store", "upstream_id"]
@@ -74,7 +73,7 @@ class WorkspaceMember(models.Model):
     added_at = models.BigIntegerField(null=True, blank=True)
     problem = models.TextField(blank=True, default="")
 
-    history = HistoricalRecords(bases=[HistoryActorFields])
+    history = audited_history()
 
     class Meta:
         ordering = ["workspace", "display_name", "project_identity"]
