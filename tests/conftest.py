@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.test import Client
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
@@ -183,12 +185,17 @@ def browser_type_launch_args(browser_type_launch_args):
 
 
 def log_in(page, url: str, role: str):
-    """Sign a browser page in at the server `url` as the person with that role; return it."""
-    page.goto(f"{url}/login/")
-    page.fill("#id_username", role)
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{url}/")  # the overview
+    """Sign a browser page in at the live server `url` as the person with that role; return it.
+
+    The session is made as the test client's `force_login` makes it, and its cookie given to
+    the page's browser: the page has not been anywhere yet. Typing into the login form and
+    landing on the overview took three page loads per test; browser tests that sign in
+    through the form still do (`test_layout.py`, `test_undo.py`, with and without scripts).
+    """
+    client = Client()
+    client.force_login(get_user_model().objects.get(username=role))
+    name = settings.SESSION_COOKIE_NAME
+    page.context.add_cookies([{"name": name, "value": client.cookies[name].value, "url": url}])
     return page
 
 

@@ -36,7 +36,8 @@ def memories(project):
 def test_the_coverage_section_fills_itself_in_after_the_page(logged_in_page, live_server, memories):
     """A new server process shows the overview without the coverage; htmx then fills the
     section in, with no console error and no content-security refusal."""
-    page = logged_in_page("viewer")  # lands on the overview, which fills the section in
+    page = logged_in_page("viewer")
+    page.goto(f"{live_server.url}/")  # the overview, which fills the section in
     expect(page.locator(f"#coverage-{memories.pk} table")).to_have_count(1)
     reset_process_caches()  # ... so forget it, as a restarted server has
     problems: list[str] = []

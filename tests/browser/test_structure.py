@@ -29,6 +29,7 @@ def test_from_the_navigation_to_a_split_without_the_title(logged_in_page, live_s
     """Structure → the project → Fragment…: Structure stays highlighted, and detail 1 is step
     1; a summary that says something else keeps the heading in detail 1 at the next preview."""
     page = logged_in_page("editor")
+    page.goto(f"{live_server.url}/")
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Structure").click()
     page.get_by_role("link", name="Ops", exact=True).click()
     expect(page.locator("h1")).to_have_text("Structure of Ops")
