@@ -163,6 +163,33 @@ def _memadmin_digest(composite: Composite) -> str | None:
         return None
 
 
+def _locked(pk: int) -> Composite | None:
+    """Return the composite re-read under its row lock (None: deleted since)."""
+    return (
+        Composite.objects.select_for_update(of=("self",))
+        .select_related("head", "project")
+        .filter(pk=pk)
+        .first()
+    )
+
+
+def _both_changed(link: StoreComposite, row: dict, reader: StoreReader) -> dict:
+    """Return the conflict of a composite changed in the store and in memadmin since the base."""
+    conflict = _problem(
+        "composites",
+        row["id"],
+        f"changed in the store and in memadmin (composite {link.composite_id}) since "
+        "the last sync; neither was overwritten",
+    )
+    stored = {
+        "type": row["type"],
+        "head": row["head_memory_id"],
+        "cursor": row["cursor"],
+        "members": [m["member_memory_id"] for m in reader.members.get(row["id"], [])],
+    }
+    return conflict_entry(conflict, link, stored)
+
+
 def _raw_digest(row: dict, members: list[dict]) -> str:
     return state_digest(
         {
@@ -251,19 +278,7 @@ def composites_sync(*, upstream: UpstreamStore | None, path: Path) -> list[dict]
         if state is None:
             continue
         if link is not None and _memadmin_digest(link.composite) != link.digest:
-            conflict = _problem(
-                "composites",
-                row["id"],
-                f"changed in the store and in memadmin (composite {link.composite_id}) since "
-                "the last sync; neither was overwritten",
-            )
-            stored = {
-                "type": row["type"],
-                "head": row["head_memory_id"],
-                "cursor": row["cursor"],
-                "members": [m["member_memory_id"] for m in reader.members.get(row["id"], [])],
-            }
-            conflicts.append(conflict_entry(conflict, link, stored))
+            conflicts.append(_both_changed(link, row, reader))
             continue
         changed[row["id"]] = (state, row)
     replaced = [links[uid].composite_id for uid in changed if uid in links]
@@ -280,7 +295,17 @@ def composites_sync(*, upstream: UpstreamStore | None, path: Path) -> list[dict]
     with transaction.atomic():
         for uid, (state, row) in changed.items():
             link = links.get(uid)
-            composite = store_state_apply(link.composite if link else None, state, row)
+            composite = None
+            if link is not None:
+                # Compared again under the row lock every composite service takes: a person's
+                # change made since the comparison above is kept, never written over.
+                composite = _locked(link.composite_id)
+                if composite is None:
+                    continue  # deleted here meanwhile: the next sync compares again
+                if _memadmin_digest(composite) != link.digest:
+                    conflicts.append(_both_changed(link, row, reader))
+                    continue
+            composite = store_state_apply(composite, state, row)
             StoreComposite.objects.update_or_create(
                 composite=composite,
                 defaults={
@@ -291,7 +316,9 @@ def composites_sync(*, upstream: UpstreamStore | None, path: Path) -> list[dict]
                 },
             )
         for link in gone:
-            composite = link.composite
+            composite = _locked(link.composite_id)
+            if composite is None:
+                continue
             if _memadmin_digest(composite) != link.digest:
                 conflict = _problem(
                     "composites",

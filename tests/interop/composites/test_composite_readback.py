@@ -9,6 +9,7 @@ from memadmin.composites.models import Composite
 from memadmin.composites.services import composite_create, composite_delete, composite_member_add
 from memadmin.core.contextdb import composites_ddl
 from memadmin.interop.composites.publish import composites_publish
+from memadmin.interop.composites.readback import StoreReader
 from memadmin.interop.models import StoreComposite, SyncRun, UpstreamStore
 from memadmin.interop.writing.services import context_db_sync
 from memadmin.memories.models import Memory
@@ -115,6 +116,58 @@ def test_a_composite_changed_on_both_sides_is_reported_and_kept(published):
     assert memadmin_composites() == [("alternatives", 1, [2])]
     assert store_composites(published) == [("cause", 1, 0, [2])]
     assert any("changed in the store and in memadmin" in w for w in last_warnings())
+
+
+def test_a_change_made_here_while_the_store_is_read_is_kept(published, monkeypatch):
+    """A composite changed here after the sync compared it, before it wrote: kept, reported.
+
+    The sync compares each store composite with memadmin's outside its transaction; a change
+    made here in between was written over by the store's (a person's edit lost). It is now
+    compared again under the composite's row lock, in the transaction that writes.
+    """
+    memories = {m.upstream_id: m for m in Memory.objects.all()}
+    composite = composite_create(
+        head=memories[1], type="theme", members=[memories[2]], actor="agent"
+    )
+    composite.refresh_from_db()
+    run_sql(published, "UPDATE composites SET type = 'cause'")
+    compared = StoreReader.refuse_cycles
+
+    def then_changed_here(self, states, kept):
+        compared(self, states, kept)
+        # memadmin's side changes without the store (publishing off for a moment).
+        Composite.objects.filter(pk=composite.pk).update(type="alternatives", title="Kept")
+
+    monkeypatch.setattr(StoreReader, "refuse_cycles", then_changed_here)
+    context_db_sync(path=published)
+    assert memadmin_composites() == [("alternatives", 1, [2])]
+    assert Composite.objects.get().title == "Kept"
+    assert store_composites(published) == [("cause", 1, 0, [2])]
+    assert any("changed in the store and in memadmin" in w for w in last_warnings())
+
+
+def test_a_title_given_here_while_the_store_is_read_stays_beside_the_stores_change(
+    published, monkeypatch
+):
+    """The store's change comes in and a title given here meanwhile (the store has none) stays.
+
+    The sync wrote the composite it had read before its transaction, the old title with it.
+    """
+    memories = {m.upstream_id: m for m in Memory.objects.all()}
+    composite = composite_create(
+        head=memories[1], type="theme", members=[memories[2]], actor="agent"
+    )
+    run_sql(published, "UPDATE composites SET type = 'cause'")
+    compared = StoreReader.refuse_cycles
+
+    def then_titled_here(self, states, kept):
+        compared(self, states, kept)
+        Composite.objects.filter(pk=composite.pk).update(title="Given meanwhile")
+
+    monkeypatch.setattr(StoreReader, "refuse_cycles", then_titled_here)
+    context_db_sync(path=published)
+    assert memadmin_composites() == [("cause", 1, [2])]
+    assert Composite.objects.get().title == "Given meanwhile"
 
 
 @pytest.mark.parametrize(
