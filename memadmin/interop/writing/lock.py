@@ -1,4 +1,5 @@
-"""One sync at a time, across processes, without holding a database transaction open.
+"""One sync at a time, across processes, without holding a database transaction open; and
+the sync's last transaction holding everyone else's writes of what it compares.
 
 A sync now writes in several short transactions, so the lock that serialises syncs cannot be
 a transaction's. On PostgreSQL it is a session-level advisory lock; on SQLite an exclusive
@@ -16,6 +17,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from django.db import connection
+
+from memadmin.memories.models import Memory
+
+from ..models import Workspace
 
 SYNC_LOCK = 0x6D656D61  # the advisory lock key of syncs on PostgreSQL ("mema")
 POLL_SECONDS = 0.05
@@ -90,3 +95,20 @@ def _file_lock(deadline: float | None) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def writers_held() -> None:
+    """Until the transaction ends, make every other writer of a memory or a workspace wait.
+
+    Called first in a sync's last transaction, which compares memadmin's memories and
+    workspaces with what the sync read, then writes them. On SQLite its IMMEDIATE transaction
+    already holds the one write lock from its start. On PostgreSQL (READ COMMITTED) a save
+    committed between the comparison and the write was written over by the sync's values (a
+    person's save lost: seen on CI). EXCLUSIVE mode lets plain reads through and conflicts with
+    every row lock and write of the tables, a save's SELECT ... FOR UPDATE included, so a
+    save waits before it touches anything, the store included, until the sync commits.
+    """
+    if connection.vendor == "postgresql":
+        tables = ", ".join(model._meta.db_table for model in (Memory, Workspace))
+        with connection.cursor() as cursor:
+            cursor.execute(f"LOCK TABLE {tables} IN EXCLUSIVE MODE")

@@ -10,17 +10,12 @@ moving its rows, the last attempt leaves those rows out, as the person left them
 writes the rest: a sync is never starved by people's saves, and never writes over one. The
 next sync compares the rows left out again.
 
-The answer holds until the last transaction commits only if no save can come in between: on
-SQLite its IMMEDIATE transaction holds the one write lock from its start; on PostgreSQL
-(READ COMMITTED) a save committed after the question and before the sync's UPDATE of that
-row was overwritten by the plan's values (seen on CI: the person's last save lost). So on
-PostgreSQL the question is asked under `saves_held`, a lock on the memories' table that lets
-everyone read and makes every writer of a memory wait until the sync commits, as SQLite does.
+The answer holds until the last transaction commits because no save can come in between:
+the transaction holds every other writer of a memory (`lock.writers_held`).
 """
 
 from collections.abc import Collection
 
-from django.db import connection
 from django.db.models import Max
 
 from memadmin.audit.context import current_change_id
@@ -59,7 +54,6 @@ def moved_leave_out(
     sync plans again. Runs inside the sync's last transaction; the plan and ``pushed`` are
     changed in place.
     """
-    saves_held()
     moved = _moved_since(mark, project_pks)
     if moved:  # a save to a row the plan leaves alone changes nothing for it
         moved &= _plan_touches(plan, pk_of_upstream)
@@ -68,18 +62,6 @@ def moved_leave_out(
     if not last_attempt:
         raise Moved
     return _plan_leave_out(plan, pushed, moved, pk_of_upstream)
-
-
-def saves_held() -> None:
-    """Until the transaction ends, make every other writer of a memory wait (PostgreSQL).
-
-    EXCLUSIVE mode lets plain reads through and conflicts with every row lock and write of the
-    table (a save's SELECT ... FOR UPDATE included), so a save waits before it touches
-    anything, the store included. On SQLite the transaction's write lock already does this.
-    """
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(f"LOCK TABLE {Memory._meta.db_table} IN EXCLUSIVE MODE")
 
 
 def _moved_since(mark: int, project_pks: Collection[int]) -> set[int]:

@@ -18,7 +18,8 @@ calling each of its step modules once (`pushes`, `moved`, `settle`, `workspaces.
    and sized set-based (`memories.bulk_index`) and its versions copied from them by one
    statement. On SQLite the writer yields the lock between chunks to whoever waits for it,
    and to nobody else, and copies the WAL back every few chunks (`write_gate`);
-4. one last transaction: the saves made since the plan (`moved.moved_leave_out`: plan
+4. one last transaction, holding everyone else's writes of memories and workspaces until it
+   commits (`lock.writers_held`): the saves made since the plan (`moved.moved_leave_out`: plan
    again, or on the last attempt leave those rows out); `memories`: rows whose (category,
    normalized_hash) moves take a placeholder hash first (rows that trade contents never
    collide on the unique constraint), changed, adopted and returning rows are updated, rows
@@ -73,6 +74,7 @@ from .bulk_rows import (
     rows_insert,
     rows_update,
 )
+from .lock import writers_held
 from .moved import moved_leave_out
 from .pushes import store_push
 from .runs import RunBook, run_record
@@ -166,6 +168,7 @@ def sync_write(
         created = writer.projects(scope.projects, scope.identities(), spec)
         writer.new_rows()
         with transaction.atomic():
+            writers_held()
             left_out = moved_leave_out(
                 plan,
                 pushed,

@@ -6,13 +6,16 @@ transaction, and every old and new member's ``project_memory_epoch`` bumped once
 """
 
 import sqlite3
+import threading
 
 import pytest
+from django.db import connection
 
 from memadmin.audit.models import AuditEvent
 from memadmin.core.contextdb.workspace_writing import MemberValues
 from memadmin.interop.models import SyncRun, UpstreamStore, Workspace
 from memadmin.interop.worker.incremental import store_refresh
+from memadmin.interop.workspaces import sync as workspaces_sync
 from memadmin.interop.workspaces.services import WorkspaceRefused, workspace_update
 from memadmin.interop.writing.services import context_db_sync
 
@@ -273,3 +276,46 @@ def test_a_pending_edit_the_store_cannot_take_now_is_kept_for_the_next_sync(team
     context_db_sync(path=team, incremental=True)
     assert store_state(team)["shares"] == '["ARCHITECTURE"]'
     assert workspace().pending_since is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_edit_made_while_the_sync_takes_the_workspaces_waits_and_is_refused_cleanly(
+    team, people, settings, monkeypatch
+):
+    """The store changed a workspace; a person's edit of it comes while the sync's last
+    transaction takes it: the edit waits for the sync, then is refused as stale, nothing
+    written, and the sync completes with the store's workspace.
+
+    On PostgreSQL the edit took the workspace's row first and then waited for the sync's
+    audit, while the sync waited for the row: a deadlock, which PostgreSQL broke by failing
+    one of them (the sync, or the person's save with a server error).
+    """
+    settings.MEMADMIN_STORE_WRITES = "pending"
+    page_version = workspace().digest()
+    run_sql(team, "UPDATE workspaces SET share_categories = '[\"NAMING\"]' WHERE id = 1")
+    outcome = []
+
+    def edit():
+        try:
+            update(people, share_categories=["ARCHITECTURE"], version=page_version)
+            outcome.append("saved")
+        except WorkspaceRefused as refused:
+            outcome.append(refused.code)
+        finally:
+            connection.close()
+
+    editor = threading.Thread(target=edit)
+    take = workspaces_sync._sync_workspaces
+
+    def with_an_edit_meanwhile(*args):
+        editor.start()
+        editor.join(timeout=1.0)  # an edit not held takes the row in well under a second
+        return take(*args)
+
+    monkeypatch.setattr(workspaces_sync, "_sync_workspaces", with_an_edit_meanwhile)
+    run = context_db_sync(path=team)
+    editor.join(timeout=30)
+    assert run.outcome == "synced", run.problems
+    assert outcome == ["stale"]
+    row = workspace()
+    assert row.share_categories == ["NAMING"] and row.pending_since is None
