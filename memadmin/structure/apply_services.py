@@ -98,7 +98,9 @@ def _chosen(project: Project, keys: Sequence[str], *, counter, header_limit: int
 def _changed(project: Project, chosen: Sequence[Suggestion], pk_of: Mapping[int, int]) -> list[str]:
     """Return the keys of the suggestions whose memories are no longer as they were drawn
     from: gone, not live, another text, or in a composite (a theme's headers: as a member).
-    Three queries, however many suggestions."""
+    Three queries, however many suggestions. The memories are read under their row locks,
+    held until the suggestions are applied: a text saved after this check (PostgreSQL lets it
+    in, SQLite's transaction does not) would be split at the boundaries of the old one."""
     named = {
         suggestion.key: [suggestion.source_id]
         if suggestion.source_id is not None
@@ -106,7 +108,11 @@ def _changed(project: Project, chosen: Sequence[Suggestion], pk_of: Mapping[int,
         for suggestion in chosen
     }
     pks = {pk_of.get(shown) for ids in named.values() for shown in ids} - {None}
-    rows = Memory.objects.filter(project=project, pk__in=pks, status__in=LIVE).in_bulk()
+    rows = (
+        Memory.objects.select_for_update(of=("self",))
+        .filter(project=project, pk__in=pks, status__in=LIVE)
+        .in_bulk()
+    )
     heads = set(Composite.objects.filter(head__in=pks).values_list("head_id", flat=True))
     members = set(
         CompositeMember.objects.filter(member__in=pks).values_list("member_id", flat=True)

@@ -3,9 +3,11 @@ refused whole when a page is stale or a header is bad, undone whole, written thr
 synced store like any other edit."""
 
 import sqlite3
+import threading
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection
 
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
@@ -16,6 +18,7 @@ from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.overview.undo_services import change_undo
 from memadmin.projects.models import Project
+from memadmin.structure import apply_services
 from memadmin.structure.apply_services import APPLIED, structure_apply
 from memadmin.structure.suggestions import structure_plan
 from tests.interop.conftest import PROJECT
@@ -234,3 +237,49 @@ def test_a_shown_suggestion_whose_memory_was_grouped_since_is_refused(store, peo
             pk_of=shown.pk_of,
         )
     assert AuditEvent.objects.count() == events
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_text_saved_once_the_shown_suggestion_is_checked_waits_for_it(store, people, monkeypatch):
+    """The fragments are the texts the page showed: a save coming after the check waits.
+
+    On PostgreSQL the save went through between the check and the split, and the new text was
+    split at the boundaries of the one shown.
+    """
+    shown = plan(store)
+    sop = next(s for s in shown.suggestions if s.source_id is not None)
+    source = Memory.objects.get(pk=shown.pk_of[sop.source_id])
+    saved = []
+
+    def save():
+        try:
+            edited = "Run the failover drill first. " + source.content
+            saved.append(memory_update(memory=source, actor="system", content=edited))
+        except ValidationError as refused:
+            saved.append(refused)
+        finally:
+            connection.close()
+
+    saver = threading.Thread(target=save)
+    check = apply_services._changed
+
+    def then_a_save(*args):
+        changed = check(*args)
+        saver.start()
+        saver.join(timeout=1.0)  # a save not held goes through in well under a second
+        return changed
+
+    monkeypatch.setattr(apply_services, "_changed", then_a_save)
+    applied = structure_apply(
+        project=store,
+        keys=[sop.key],
+        actor=people["curator"],
+        counter=COUNTER,
+        shown=shown.suggestions,
+        pk_of=shown.pk_of,
+    )
+    saver.join(timeout=30)
+    assert saved, "the save neither went through nor was refused"
+    composite = applied.composites[0]
+    details = [row.member.content for row in composite.members.order_by("position")]
+    assert details == [detail.text for detail in sop.details]
