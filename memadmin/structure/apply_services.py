@@ -75,7 +75,6 @@ class Applied:
 def _chosen(project: Project, keys: Sequence[str], *, counter, header_limit: int, shown, pk_of):
     if not keys:
         raise ValidationError("Choose at least one suggestion to apply.")
-    recheck = shown is not None
     if shown is None:  # suggested again now: a suggestion changed since has another key
         plan = structure_plan(
             project, counter=counter, budgets=(), now_ms=now_ms(), header_limit=header_limit
@@ -84,8 +83,9 @@ def _chosen(project: Project, keys: Sequence[str], *, counter, header_limit: int
     by_key = {suggestion.key: suggestion for suggestion in shown}
     gone = [key for key in dict.fromkeys(keys) if key not in by_key]
     chosen = [by_key[key] for key in dict.fromkeys(keys) if key in by_key]
-    if recheck:
-        gone += _changed(project, chosen, pk_of)
+    # Checked, and locked until applied, even when just suggested again: the suggesting
+    # itself reads without locks.
+    gone += _changed(project, chosen, pk_of)
     if gone:
         raise SuggestionsChanged(
             f"{len(gone)} of the suggestions you chose changed since the page was shown (a "
