@@ -48,12 +48,24 @@ def conflict_resolve(
     """
     if keep not in CHOICES:
         raise ValidationError({"keep": f"Choose one of: {', '.join(CHOICES)}."})
-    conflict = SyncConflict.objects.select_for_update().select_related("store").get(pk=conflict.pk)
+    # The memory first, then the conflict, in the order a sync's last transaction takes them
+    # (`writing/lock.writers_held`, then the conflicts it records): the other order deadlocked
+    # with it on PostgreSQL.
     memory = (
         Memory.objects.select_for_update(of=("self",))
         .select_related("project")
         .get(pk=conflict.memory_id)
     )
+    try:
+        conflict = (
+            SyncConflict.objects.select_for_update().select_related("store").get(pk=conflict.pk)
+        )
+    except SyncConflict.DoesNotExist:
+        raise ValidationError(
+            "A sync settled this conflict meanwhile (both sides agree now, or the memory "
+            "moved again); nothing was written. Open the memory to see it as it is.",
+            code="store_changed",
+        ) from None
     identity = memory.project.identity
     theirs = {name: conflict.store_values.get(name) for name in CURATED_COLUMNS}
     chosen = _chosen(memory, identity, theirs, keep, content)

@@ -1,12 +1,17 @@
 """The sync never throws away an edit: pulled, pushed or kept as a conflict, three ways."""
 
+import threading
+
 import pytest
+from django.core.exceptions import ValidationError
+from django.db import connection
 
 from memadmin.audit.models import AuditEvent
 from memadmin.core.hashing import normalized_hash
 from memadmin.interop.conflicts.services import conflict_resolve
 from memadmin.interop.models import StoreBase, SyncConflict
 from memadmin.interop.writing.services import context_db_sync
+from memadmin.interop.writing.writer import SyncWriter
 from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_create, memory_update
 from memadmin.projects.models import Project
@@ -186,3 +191,53 @@ def test_the_command_counts_pulled_pushed_conflicted_and_takes_pull_only(
     call_command("sync_context_db", str(synced_store), "--no-progress", "--pull-only", stdout=out)
     assert "three-way: 2 pulled, 0 pushed, 0 conflicted" in out.getvalue()
     assert store_row(synced_store, 1)["content"] == "Use the VPN."
+
+
+def test_a_resolution_of_a_conflict_a_sync_settled_meanwhile_is_refused(conflict, people):
+    """The conflict the page showed is gone (a sync settled it): refused, nothing written."""
+    SyncConflict.objects.filter(pk=conflict.pk).delete()
+    events = AuditEvent.objects.count()
+    with pytest.raises(ValidationError, match="settled this conflict meanwhile"):
+        conflict_resolve(conflict=conflict, keep="memadmin", actor=people["curator"])
+    assert synced(1).content == "Use the office VPN."
+    assert AuditEvent.objects.count() == events
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_resolution_coming_while_the_sync_settles_the_conflict_waits_for_it(
+    synced_store, conflict, people, monkeypatch
+):
+    """A curator resolves the conflict while a sync's last transaction records it again: the
+    resolution waits for the sync, then puts the chosen version in force on both sides.
+
+    The resolution took the conflict's row, then waited for the memory, which the sync held
+    while it waited for the conflict's row: on PostgreSQL a deadlock, broken by failing one.
+    """
+    agent_edit(synced_store, 1, "Use the VPN, always and everywhere.")
+    outcome = []
+
+    def resolve():
+        try:
+            conflict_resolve(conflict=conflict, keep="memadmin", actor=people["curator"])
+            outcome.append("resolved")
+        except Exception as error:  # the test names whatever went wrong
+            outcome.append(repr(error))
+        finally:
+            connection.close()
+
+    resolver = threading.Thread(target=resolve)
+    audit = SyncWriter.audit
+
+    def with_a_resolution_meanwhile(self):
+        resolver.start()
+        resolver.join(timeout=1.0)  # a resolution not held takes the conflict at once
+        return audit(self)
+
+    monkeypatch.setattr(SyncWriter, "audit", with_a_resolution_meanwhile)
+    run = context_db_sync(path=synced_store)
+    resolver.join(timeout=30)
+    assert run.outcome == "synced", run.problems
+    assert outcome == ["resolved"]
+    assert synced(1).content == "Use the office VPN."
+    assert store_row(synced_store, 1)["content"] == "Use the office VPN."
+    assert not SyncConflict.objects.exists()
