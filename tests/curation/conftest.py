@@ -66,12 +66,6 @@ def reported_pairs(clusters: list[dict]) -> set[frozenset[int]]:
     return {frozenset(pair) for c in clusters for pair in combinations(c["ids"], 2)}
 
 
-@pytest.fixture(autouse=True)
-def immediate_tasks(settings):
-    """Run curation's background task at once, whatever backend the project configures."""
-    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
-
-
 @pytest.fixture
 def planted(tmp_path, db) -> tuple[Project, PlantedCorpus, list[int]]:
     """A synced store of 700 memories with 60 near-duplicate and 60 unrelated pairs planted."""
