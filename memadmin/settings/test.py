@@ -6,7 +6,6 @@ import tempfile
 from pathlib import Path
 
 from .base import *  # noqa: F403
-from .base import VAR_DIR
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 DEBUG = False
@@ -14,7 +13,6 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
-MEMADMIN_TEST_VAR_DIR = VAR_DIR / "test"
 
 # SQLite: the test database is a file, as the dashboard's own is, not Django's default of one
 # in memory. A database in memory is one connection, which a live server shares between its
