@@ -3,11 +3,9 @@ refused whole when a page is stale or a header is bad, undone whole, written thr
 synced store like any other edit."""
 
 import sqlite3
-import threading
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import connection
 
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
@@ -22,6 +20,7 @@ from memadmin.structure import apply_services
 from memadmin.structure.apply_services import APPLIED, structure_apply
 from memadmin.structure.suggestions import structure_plan
 from tests.interop.conftest import PROJECT
+from tests.meanwhile import Meanwhile
 from tests.upstream_store import make_row
 
 COUNTER = HeuristicCounter()
@@ -249,24 +248,13 @@ def test_a_text_saved_once_the_shown_suggestion_is_checked_waits_for_it(store, p
     shown = plan(store)
     sop = next(s for s in shown.suggestions if s.source_id is not None)
     source = Memory.objects.get(pk=shown.pk_of[sop.source_id])
-    saved = []
-
-    def save():
-        try:
-            edited = "Run the failover drill first. " + source.content
-            saved.append(memory_update(memory=source, actor="system", content=edited))
-        except ValidationError as refused:
-            saved.append(refused)
-        finally:
-            connection.close()
-
-    saver = threading.Thread(target=save)
+    edited = "Run the failover drill first. " + source.content
+    saver = Meanwhile(lambda: memory_update(memory=source, actor="system", content=edited))
     check = apply_services._changed
 
     def then_a_save(*args):
         changed = check(*args)
         saver.start()
-        saver.join(timeout=1.0)  # a save not held goes through in well under a second
         return changed
 
     monkeypatch.setattr(apply_services, "_changed", then_a_save)
@@ -278,8 +266,8 @@ def test_a_text_saved_once_the_shown_suggestion_is_checked_waits_for_it(store, p
         shown=shown.suggestions,
         pk_of=shown.pk_of,
     )
-    saver.join(timeout=30)
-    assert saved, "the save neither went through nor was refused"
+    saved = saver.outcome()
+    assert isinstance(saved, (Memory, ValidationError)), f"the save failed: {saved!r}"
     composite = applied.composites[0]
     details = [row.member.content for row in composite.members.order_by("position")]
     assert details == [detail.text for detail in sop.details]

@@ -1,10 +1,7 @@
 """The sync never throws away an edit: pulled, pushed or kept as a conflict, three ways."""
 
-import threading
-
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import connection
 
 from memadmin.audit.models import AuditEvent
 from memadmin.core.hashing import normalized_hash
@@ -18,6 +15,7 @@ from memadmin.projects.models import Project
 from memadmin.projects.store import StoreRowChanged
 from tests.interop.conftest import PROJECT
 from tests.interop.write_through.test_store_writes import log_rows, store_exec, store_row, synced
+from tests.meanwhile import Meanwhile
 from tests.upstream_store import make_row
 
 pytestmark = pytest.mark.django_db
@@ -214,30 +212,20 @@ def test_a_resolution_coming_while_the_sync_settles_the_conflict_waits_for_it(
     while it waited for the conflict's row: on PostgreSQL a deadlock, broken by failing one.
     """
     agent_edit(synced_store, 1, "Use the VPN, always and everywhere.")
-    outcome = []
-
-    def resolve():
-        try:
-            conflict_resolve(conflict=conflict, keep="memadmin", actor=people["curator"])
-            outcome.append("resolved")
-        except Exception as error:  # the test names whatever went wrong
-            outcome.append(repr(error))
-        finally:
-            connection.close()
-
-    resolver = threading.Thread(target=resolve)
+    resolver = Meanwhile(
+        lambda: conflict_resolve(conflict=conflict, keep="memadmin", actor=people["curator"])
+    )
     audit = SyncWriter.audit
 
     def with_a_resolution_meanwhile(self):
         resolver.start()
-        resolver.join(timeout=1.0)  # a resolution not held takes the conflict at once
         return audit(self)
 
     monkeypatch.setattr(SyncWriter, "audit", with_a_resolution_meanwhile)
     run = context_db_sync(path=synced_store)
-    resolver.join(timeout=30)
+    resolved = resolver.outcome()
     assert run.outcome == "synced", run.problems
-    assert outcome == ["resolved"]
+    assert isinstance(resolved, Memory), f"the resolution did not go through: {resolved!r}"
     assert synced(1).content == "Use the office VPN."
     assert store_row(synced_store, 1)["content"] == "Use the office VPN."
     assert not SyncConflict.objects.exists()

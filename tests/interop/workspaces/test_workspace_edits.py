@@ -6,10 +6,8 @@ transaction, and every old and new member's ``project_memory_epoch`` bumped once
 """
 
 import sqlite3
-import threading
 
 import pytest
-from django.db import connection
 
 from memadmin.audit.models import AuditEvent
 from memadmin.core.contextdb.workspace_writing import MemberValues
@@ -18,6 +16,7 @@ from memadmin.interop.worker.incremental import store_refresh
 from memadmin.interop.workspaces import sync as workspaces_sync
 from memadmin.interop.workspaces.services import WorkspaceRefused, workspace_update
 from memadmin.interop.writing.services import context_db_sync
+from tests.meanwhile import Meanwhile
 
 from ..workspace_edit_store import (
     API,
@@ -293,29 +292,19 @@ def test_an_edit_made_while_the_sync_takes_the_workspaces_waits_and_is_refused_c
     settings.MEMADMIN_STORE_WRITES = "pending"
     page_version = workspace().digest()
     run_sql(team, "UPDATE workspaces SET share_categories = '[\"NAMING\"]' WHERE id = 1")
-    outcome = []
-
-    def edit():
-        try:
-            update(people, share_categories=["ARCHITECTURE"], version=page_version)
-            outcome.append("saved")
-        except WorkspaceRefused as refused:
-            outcome.append(refused.code)
-        finally:
-            connection.close()
-
-    editor = threading.Thread(target=edit)
+    editor = Meanwhile(
+        lambda: update(people, share_categories=["ARCHITECTURE"], version=page_version)
+    )
     take = workspaces_sync._sync_workspaces
 
     def with_an_edit_meanwhile(*args):
         editor.start()
-        editor.join(timeout=1.0)  # an edit not held takes the row in well under a second
         return take(*args)
 
     monkeypatch.setattr(workspaces_sync, "_sync_workspaces", with_an_edit_meanwhile)
     run = context_db_sync(path=team)
-    editor.join(timeout=30)
+    refused = editor.outcome()
     assert run.outcome == "synced", run.problems
-    assert outcome == ["stale"]
+    assert isinstance(refused, WorkspaceRefused) and refused.code == "stale", repr(refused)
     row = workspace()
     assert row.share_categories == ["NAMING"] and row.pending_since is None

@@ -6,10 +6,8 @@ any step takes every new row out again and is recorded as a failed run with its 
 """
 
 import sqlite3
-import threading
 
 import pytest
-from django.db import connection
 
 from memadmin.audit.context import acting
 from memadmin.audit.models import AuditEvent
@@ -21,6 +19,7 @@ from memadmin.memories.models import Memory
 from memadmin.memories.services import memory_update
 from memadmin.projects.models import Project
 from tests.interop.conftest import PROJECT, rows_for
+from tests.meanwhile import Meanwhile
 from tests.upstream_store import make_row
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -104,9 +103,10 @@ def test_a_save_arriving_after_the_last_check_waits_for_the_sync_and_stands(stor
     """A save that comes once the last transaction has asked for saves waits, then is kept.
 
     The agent has read the row again (its counter moves, so the plan changes the row); the
-    sync has asked which rows were saved since its plan (none); a person then saves the row. On PostgreSQL the save went through before the sync's UPDATE, which
-    then wrote the plan's value over it (seen on CI): the save must wait until the sync
-    commits, as SQLite's write lock makes it, and then stand in memadmin and in the store.
+    sync has asked which rows were saved since its plan (none); a person then saves the row.
+    On PostgreSQL the save went through before the sync's UPDATE, which then wrote the plan's
+    value over it (seen on CI): the save must wait until the sync commits, as SQLite's write
+    lock makes it, and then stand in memadmin and in the store.
     """
     path = store(rows=rows_for(3))
     context_db_sync(path=path)
@@ -114,29 +114,24 @@ def test_a_save_arriving_after_the_last_check_waits_for_the_sync_and_stands(stor
     agent.execute("UPDATE memories SET seen_count = seen_count + 1 WHERE id = 2")
     agent.close()
     memory = Memory.objects.get(upstream_id=2)
-    saved = []
 
     def save():
-        try:
-            with acting(actor="agent", new_change=True):
-                saved.append(memory_update(memory=memory, actor="agent", importance=7))
-        finally:
-            connection.close()
+        with acting(actor="agent", new_change=True):
+            return memory_update(memory=memory, actor="agent", importance=7)
 
+    saver = Meanwhile(save)
     asked = moved._moved_since
-    saver = threading.Thread(target=save)
 
     def then_a_save(mark, project_pks):
         answer = asked(mark, project_pks)
         saver.start()
-        saver.join(timeout=1.0)  # a save not held goes through in well under a second
         return answer
 
     monkeypatch.setattr(moved, "_moved_since", then_a_save)
     run = context_db_sync(path=path)
-    saver.join(timeout=30)
+    saved = saver.outcome()
     assert run.changed == 1
-    assert saved, "the save did not go through"
+    assert isinstance(saved, Memory), f"the save did not go through: {saved!r}"
     assert Memory.objects.get(upstream_id=2).importance == 7
     assert Memory.objects.get(upstream_id=2).seen_count == 2
     reader = sqlite3.connect(path)
