@@ -17,6 +17,7 @@ from hypothesis import settings as hypothesis_settings
 from memadmin.accounts.services import person_create
 from memadmin.projects.services import project_create
 from memadmin.taxonomy.services import pack_install, pack_load
+from memadmin.web.chromium import chromium_executable
 
 # Playwright's sync API runs an event loop in the test thread; Django's ORM calls made from
 # the test itself are still synchronous and safe.
@@ -168,10 +169,11 @@ def client_as(client, people):
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
-    """Launch Debian's Chromium: browsers cannot be downloaded on these machines."""
+    """Launch Debian's Chromium (`MEMADMIN_CHROMIUM` names another executable)."""
+    chromium = chromium_executable(headless=browser_type_launch_args.get("headless", True))
     return {
         **browser_type_launch_args,
-        "executable_path": os.environ.get("MEMADMIN_CHROMIUM", "/usr/bin/chromium"),
+        "executable_path": os.environ.get("MEMADMIN_CHROMIUM") or chromium,
         "args": [
             "--no-sandbox",
             "--disable-gpu",

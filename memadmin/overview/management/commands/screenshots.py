@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from memadmin.memories.models import Memory
 from memadmin.projects.models import Project
+from memadmin.web.chromium import chromium_executable
 
 SIZES = ((390, 844), (1400, 900))  # a phone, a desktop
 THEMES = ("light", "dark")
@@ -69,8 +70,8 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=0, help="port of the server it starts")
         parser.add_argument(
             "--chromium",
-            default="/usr/bin/chromium",
-            help="the Chromium executable (default: Debian's)",
+            default=chromium_executable(),
+            help="the Chromium executable (default: Debian's headless shell, else its browser)",
         )
 
     def handle(self, *args, directory: Path, user: str, base_url: str, port: int, chromium, **_):
