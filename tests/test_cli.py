@@ -10,7 +10,7 @@ import pytest
 
 from memadmin.cli import build_parser, choose_store, port_of, run_beside, store_var_dir
 from memadmin.core import locations
-from tests.interop.server_processes import ROOT, environment
+from tests.interop.server_processes import ROOT, environment, migrated
 from tests.upstream_store import build_store, make_row, write_sqlite_without_memories
 
 
@@ -112,6 +112,7 @@ def test_a_store_is_synced_and_gets_one_admin(tmp_path):
 def test_a_refused_sync_stops_the_start(tmp_path):
     """A file that is not a magic-context store stops the start with exit status 1."""
     store = write_sqlite_without_memories(tmp_path / "context.db")
+    migrated(tmp_path / "var")  # a first start's migrate is the tests' above and below
     done = serve(tmp_path / "var", "--context-db", str(store))
     assert done.returncode == 1
     assert f"serve: the sync of {store.resolve()} was refused" in done.stderr
