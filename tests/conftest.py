@@ -54,6 +54,44 @@ def _fresh_process_caches():
     cache.clear()  # the stale headers kept by the store's fingerprint, which comes again
 
 
+@pytest.fixture(scope="session")
+def test_database_cloned(django_db_modify_db_settings_parallel_suffix, django_db_blocker) -> bool:
+    """Once the test database has its name (pytest-xdist's suffix), make it a copy of the
+    database the test command migrated for the whole run, if it made one (tests/prepared.py);
+    return whether it did."""
+    from django.db import connection
+
+    from tests.prepared import clone_test_database
+
+    with django_db_blocker.unblock():
+        return clone_test_database(connection)
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(test_database_cloned):
+    """pytest-django's hook before the test databases are set up: the clone is made there."""
+
+
+@pytest.fixture(scope="session")
+def django_db_keepdb(request, test_database_cloned):
+    """pytest-django's `--reuse-db`; a cloned test database is kept as found (migrate has
+    nothing to do on it) and removed by `django_db_setup` below."""
+    return request.config.getvalue("reuse_db") or test_database_cloned
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker, test_database_cloned):
+    """pytest-django's, then the cloned test database removed."""
+    yield
+    if test_database_cloned:
+        from django.db import connection
+
+        from tests.prepared import drop_test_database
+
+        with django_db_blocker.unblock():
+            drop_test_database(connection)
+
+
 # What Django's flush leaves on PostgreSQL: the rows `migrate` made, which its post_migrate
 # handlers would only make again, with other ids.
 KEPT_BY_FLUSH = {"django_content_type", "auth_permission"}

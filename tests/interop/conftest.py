@@ -10,6 +10,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from tests import prepared
 from tests.interop.server_processes import migrated
 from tests.upstream_store import OTHER_PROJECT, PROJECT, build_store, make_row, make_session
 
@@ -77,10 +78,13 @@ def manage(env: dict, *args: str) -> subprocess.CompletedProcess:
 def migrated_template(django_db_setup, django_db_blocker):
     """Return a function giving the name of a PostgreSQL database migrated once per process
     (beside the scratch database named), made on first use and dropped at the end, before the
-    test database (`django_db_setup`) is."""
+    test database (`django_db_setup`) is; or the one the test command migrated for the whole
+    run (tests/prepared.py)."""
     made: list[str] = []
 
     def template(env: dict) -> str:
+        if (migrated_for_the_run := prepared.migrated_postgresql()) is not None:
+            return migrated_for_the_run
         if not made:
             url = env["DATABASE_URL"]
             name = url.rsplit("/", 1)[1] + "_migrated"

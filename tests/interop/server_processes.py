@@ -15,6 +15,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from tests import prepared
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -59,6 +61,8 @@ def migrated(var_dir: Path) -> None:
     if var_dir.exists() and any(var_dir.iterdir()):
         manage(var_dir, "migrate", "--verbosity", "0")
         return
+    if _migrated_var_dir is None:
+        _migrated_var_dir = prepared.migrated_var()  # migrated once for the whole test run
     if _migrated_var_dir is None:
         folder = Path(tempfile.mkdtemp(prefix="memadmin-migrated-"))
         atexit.register(shutil.rmtree, folder, ignore_errors=True)

@@ -7,6 +7,7 @@ within a second, and the sync completes.
 """
 
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from memadmin.devtools.sync_benchmark import build
+from tests import prepared
 
 ROWS = 100_000
 SAVE_LIMIT_SECONDS = 1.0
@@ -29,9 +31,14 @@ pytestmark = [
 
 @pytest.fixture(scope="session")
 def big_store(tmp_path_factory) -> Path:
-    """Return an upstream-shaped store of 100,000 rows, built once per session."""
+    """Return an upstream-shaped store of 100,000 rows, built once per session, or a copy of
+    the one the test command built for the whole run (tests/prepared.py)."""
     path = tmp_path_factory.mktemp("big") / "context.db"
-    build(path, ROWS)
+    built = prepared.big_store()
+    if built is not None:
+        shutil.copyfile(built, path)
+    else:
+        build(path, ROWS)
     return path
 
 
