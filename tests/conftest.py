@@ -55,7 +55,7 @@ def _fresh_process_caches():
 
 
 @pytest.fixture(scope="session")
-def test_database_cloned(django_db_modify_db_settings_parallel_suffix, django_db_blocker) -> bool:
+def cloned_test_database(django_db_modify_db_settings_parallel_suffix, django_db_blocker) -> bool:
     """Once the test database has its name (pytest-xdist's suffix), make it a copy of the
     database the test command migrated for the whole run, if it made one (tests/prepared.py);
     return whether it did."""
@@ -68,22 +68,22 @@ def test_database_cloned(django_db_modify_db_settings_parallel_suffix, django_db
 
 
 @pytest.fixture(scope="session")
-def django_db_modify_db_settings(test_database_cloned):
+def django_db_modify_db_settings(cloned_test_database):
     """pytest-django's hook before the test databases are set up: the clone is made there."""
 
 
 @pytest.fixture(scope="session")
-def django_db_keepdb(request, test_database_cloned):
+def django_db_keepdb(request, cloned_test_database):
     """pytest-django's `--reuse-db`; a cloned test database is kept as found (migrate has
     nothing to do on it) and removed by `django_db_setup` below."""
-    return request.config.getvalue("reuse_db") or test_database_cloned
+    return request.config.getvalue("reuse_db") or cloned_test_database
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup, django_db_blocker, test_database_cloned):
+def django_db_setup(django_db_setup, django_db_blocker, cloned_test_database):
     """pytest-django's, then the cloned test database removed."""
     yield
-    if test_database_cloned:
+    if cloned_test_database:
         from django.db import connection
 
         from tests.prepared import drop_test_database
