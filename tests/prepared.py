@@ -23,11 +23,8 @@ Without them (pytest run by hand) every process migrates and builds for itself, 
 
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
 
 MIGRATED_VAR = "MEMADMIN_TEST_MIGRATED_VAR"
 MIGRATED_PG = "MEMADMIN_TEST_MIGRATED_PG"
@@ -81,18 +78,6 @@ def drop_test_database(connection) -> None:
         cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def _migrate(env: dict) -> None:
-    done = subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--verbosity", "0"],
-        cwd=ROOT,
-        env={**env, "DJANGO_SETTINGS_MODULE": "memadmin.settings.local"},
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"migrate failed:\n{done.stderr}")
-
-
 def _server(url: str):
     import psycopg
 
@@ -100,16 +85,21 @@ def _server(url: str):
 
 
 def main(argv: list[str]) -> None:
+    # The tests' own ways of running `manage.py` (imported here: they import this module).
+    from tests.interop.conftest import manage
+    from tests.interop.server_processes import manage as manage_in
+
     what, where = argv
     if what == "sqlite":
-        env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-        _migrate({**env, "MEMADMIN_VAR_DIR": where})
+        manage_in(Path(where), "migrate", "--verbosity", "0")
     elif what == "postgresql":
         name = where.rsplit("/", 1)[1]
         with _server(where) as server:
             server.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
             server.execute(f'CREATE DATABASE "{name}"')
-        _migrate({**os.environ, "DATABASE_URL": where})
+        settings = "memadmin.settings.local"
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings, "DATABASE_URL": where}
+        manage(env, "migrate", "--verbosity", "0")
     elif what == "drop-postgresql":
         with _server(where) as server:
             server.execute(f'DROP DATABASE IF EXISTS "{where.rsplit("/", 1)[1]}" WITH (FORCE)')
