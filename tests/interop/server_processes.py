@@ -54,8 +54,8 @@ def migrated(var_dir: Path) -> None:
     A folder with nothing in it yet gets a copy of the one this process migrated once, the
     first time it was asked: each migrate of a fresh database costs some 6 s of CPU, most of
     it Django rendering the migration state, and a dozen tests start from one. A folder that
-    holds a database (a restart) is migrated for real. (The migrations themselves, a fresh
-    database against an upgraded one, are tests/interop/test_migrations.py's.)
+    holds a database (a restart) is migrated for real. (The migrations themselves, such a
+    fresh database against an upgraded one, are tests/interop/test_migrations.py's.)
     """
     global _migrated_var_dir
     if var_dir.exists() and any(var_dir.iterdir()):
