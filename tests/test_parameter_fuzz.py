@@ -187,7 +187,7 @@ def _path_variants(path: str) -> list[str]:
 # The walk is cut into PARTS tests, so `pytest -n` runs them side by side. Each part builds
 # the same plan (every request the walk sends, found from the world before any is sent) and
 # sends every PARTS-th group of it; together the parts send the whole plan.
-PARTS = 4
+PARTS = 2
 
 
 def _plan(world, client: Client) -> list[tuple[str, str, list[dict]]]:  # noqa: F811

@@ -6,19 +6,33 @@ from django.db.models import Count
 
 from memadmin.audit.models import AuditEvent
 from memadmin.composites.models import Composite
+from memadmin.core.clock import now_ms
+from memadmin.core.ledger.reader import CATEGORY_PRIORITY
+from memadmin.core.tokens import HeuristicCounter
 from memadmin.devtools.demo.builder import OPS_IDENTITY, PLUGIN_IDENTITY
+from memadmin.ledger.counters import CounterChoice
+from memadmin.ledger.never_injected import never_injected_summary
+from memadmin.ledger.selectors import ledger_preview
 from memadmin.memories.models import Memory
+from memadmin.projects.models import Project
 
 pytestmark = pytest.mark.django_db
 
+HEURISTIC = CounterChoice(HeuristicCounter())
 
-def test_demo_builds_the_proposals_store_once(capsys):
+
+def test_demo_builds_the_proposals_store_once_and_seeded(capsys):
     """About 480 active memories, about 230 OPS_RULES, all statuses, all composite types; its
-    history and its composites tell its story (below); built again, nothing changes.
+    history and its composites tell its story and the stock plugin reads only its
+    CONFIG_VALUES (below); built again, nothing changes; built anew from the same seed, it
+    writes the same texts.
 
-    One build for the three: building the demo is most of each one's time.
+    One first build for all of them: building the demo is most of each check's time.
     """
     call_command("demo")
+    the_demo_project_injects_only_what_the_stock_plugin_knows()
+    texts = list(Memory.objects.order_by("pk").values_list("category", "content"))
+    counts = dict(Memory.objects.values_list("category").annotate(n=Count("id")))
     the_demos_history_tells_a_story_in_its_own_time()
     the_demos_composites_are_made_in_its_story()
     ops = Memory.objects.filter(project__identity=OPS_IDENTITY)
@@ -46,15 +60,8 @@ def test_demo_builds_the_proposals_store_once(capsys):
     assert (Memory.objects.count(), Composite.objects.count(), AuditEvent.objects.count()) == before
     assert "nothing changed" in capsys.readouterr().out
 
-
-def test_demo_is_seeded():
-    """Two builds from the same seed write the same texts."""
-    call_command("demo", "--no-people")
-    texts = list(Memory.objects.order_by("pk").values_list("category", "content"))
-    counts = dict(Memory.objects.values_list("category").annotate(n=Count("id")))
+    # Seeded: a second build from the same seed, on an empty store, writes the same texts.
     Memory.objects.all().delete()
-    from memadmin.projects.models import Project
-
     Project.objects.all().delete()
     call_command("demo", "--no-people")
     assert list(Memory.objects.order_by("pk").values_list("category", "content")) == texts
@@ -104,3 +111,37 @@ def the_demos_composites_are_made_in_its_story():
         for entry in entries
         if entry.changes
     )
+
+
+def the_demo_project_injects_only_what_the_stock_plugin_knows():
+    """Of the six-category demo project only CONFIG_VALUES is read by the stock plugin
+    (tests/ledger/test_stock_reader.py reads stores the way it does); every other row is named."""
+    project = Project.objects.get(identity=OPS_IDENTITY)
+    now = now_ms()
+    preview = ledger_preview(
+        project, budget=20000, counter=HEURISTIC, now_ms=now, modes=("plugin", "pack")
+    )
+    plugin = preview.results["plugin"]
+    live = [
+        m
+        for m in Memory.objects.filter(project=project, status__in=("active", "permanent"))
+        if m.expires_at is None or m.expires_at > now
+    ]
+    expected = {
+        m.upstream_id or m.pk: m.category for m in live if m.category not in CATEGORY_PRIORITY
+    }
+    assert {row.memory_id: row.category for row in plugin.dropped} == expected
+    assert {row.category for row in plugin.dropped} == {
+        "OPS_RULES",
+        "ENV_STATE",
+        "INCIDENTS",
+        "RESEARCH",
+        "MODEL_KNOWLEDGE",
+    }
+    assert set(plugin.by_category) == {"CONFIG_VALUES"}
+    assert preview.results["pack"].rendered.startswith("<project-memory>\n<OPS_RULES>\n")
+    summary = never_injected_summary(project, now_ms=now)
+    assert summary.count == len(expected)
+    assert dict(summary.by_reason)[
+        "magic-context does not know the category OPS_RULES: never injected"
+    ] == sum(1 for category in expected.values() if category == "OPS_RULES")

@@ -3,7 +3,8 @@
 ``tests.reference_plugin`` reads the store file itself with upstream's SELECT (COALESCE of
 importance, scope and shareable) and ``isMemoryRow``; memadmin reads its own synced rows
 with ``core.ledger.reader``. Both must leave out the same rows, and order a missing
-importance as 50.
+importance as 50. The demo project's reading is checked on the demo test's own build
+(tests/devtools/test_demo.py), not on a build of its own.
 """
 
 import io
@@ -12,16 +13,9 @@ import json
 import pytest
 from django.core.management import call_command
 
-from memadmin.core.clock import now_ms
-from memadmin.core.ledger.reader import CATEGORY_PRIORITY
 from memadmin.core.tokens import HeuristicCounter
-from memadmin.devtools.demo.builder import OPS_IDENTITY, demo_build
 from memadmin.interop.writing.services import context_db_sync
 from memadmin.ledger.counters import CounterChoice
-from memadmin.ledger.never_injected import never_injected_summary
-from memadmin.ledger.selectors import ledger_preview
-from memadmin.memories.models import Memory
-from memadmin.projects.models import Project
 from tests import reference_plugin
 from tests.upstream_store import BASE_TIME_MS, PROJECT, build_store, make_row
 
@@ -94,40 +88,6 @@ def test_a_missing_importance_ranks_as_50(tmp_path):
     order = [row["memory_id"] for row in json.loads(out)["rows"] if row["order"] is not None]
     # 13: importance 60; 14 and 17: NULL (50), by id; 15: importance 40.
     assert order == [13, 14, 17, 15]
-
-
-def test_the_demo_project_injects_only_what_the_stock_plugin_knows(db):
-    """Of the six-category demo project only CONFIG_VALUES is read; every other row is named."""
-    demo_build()
-    project = Project.objects.get(identity=OPS_IDENTITY)
-    now = now_ms()
-    preview = ledger_preview(
-        project, budget=20000, counter=HEURISTIC, now_ms=now, modes=("plugin", "pack")
-    )
-    plugin = preview.results["plugin"]
-    live = [
-        m
-        for m in Memory.objects.filter(project=project, status__in=("active", "permanent"))
-        if m.expires_at is None or m.expires_at > now
-    ]
-    expected = {
-        m.upstream_id or m.pk: m.category for m in live if m.category not in CATEGORY_PRIORITY
-    }
-    assert {row.memory_id: row.category for row in plugin.dropped} == expected
-    assert {row.category for row in plugin.dropped} == {
-        "OPS_RULES",
-        "ENV_STATE",
-        "INCIDENTS",
-        "RESEARCH",
-        "MODEL_KNOWLEDGE",
-    }
-    assert set(plugin.by_category) == {"CONFIG_VALUES"}
-    assert preview.results["pack"].rendered.startswith("<project-memory>\n<OPS_RULES>\n")
-    summary = never_injected_summary(project, now_ms=now)
-    assert summary.count == len(expected)
-    assert dict(summary.by_reason)[
-        "magic-context does not know the category OPS_RULES: never injected"
-    ] == sum(1 for category in expected.values() if category == "OPS_RULES")
 
 
 def test_the_ledger_page_lists_dropped_rows_and_what_each_mode_assumes(client_as, project, sop):
