@@ -1,8 +1,8 @@
 """Run a call with the interpreter's frames in one chunk of memory, mapped once.
 
-CPython keeps the frames of Python calls in chunks of 16 KiB. Before 3.13's fix
-(python/cpython#142183, later 3.13 and 3.14 releases), a chunk is unmapped as soon as the
-call that needed it returns. A loop whose calls cross a chunk's end then maps and unmaps a
+CPython keeps the frames of Python calls in chunks of 16 KiB. Until the fix of
+python/cpython#142183 (in later 3.13 and 3.14 releases; these machines have 3.12.1 and
+3.13.0), a chunk is unmapped as soon as the call that needed it returns. A loop whose calls cross a chunk's end then maps and unmaps a
 chunk on every call. Django's middleware and template rendering cross it often: the parameter
 walk (tests/test_parameter_fuzz.py) made 800,000 mmap and munmap calls, and a sixth of its CPU
 went to them.

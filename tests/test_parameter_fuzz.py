@@ -186,7 +186,8 @@ def _path_variants(path: str) -> list[str]:
 
 # The walk is cut into PARTS tests, so `pytest -n` runs them side by side. Each part builds
 # the same plan (every request the walk sends, found from the world before any is sent) and
-# sends every PARTS-th group of it; together the parts send the whole plan.
+# sends every PARTS-th group of it; together the parts send the whole plan. Two, one for each
+# of the test command's processes: each part more builds the world and the plan again (2 s).
 PARTS = 2
 
 
