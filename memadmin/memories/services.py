@@ -12,7 +12,7 @@ from memadmin.core.clock import now_ms
 from memadmin.core.hashing import normalized_hash
 from memadmin.projects.models import Project
 from memadmin.projects.store import StoreChange, store_backend
-from memadmin.taxonomy.selectors import category_names
+from memadmin.taxonomy.selectors import categories_of, category_names
 
 from .archive_services import forget_archive_reason, mark_archived
 from .models import Memory
@@ -57,7 +57,11 @@ class StaleEdit(ValidationError):
         )
 
 
-def _validate_fields(*, project: Project, fields: dict) -> None:
+def _validate_fields(
+    *, project: Project, fields: dict, categories: list[str] | None = None
+) -> None:
+    """Raise ValidationError by field for any value outside the rules; `categories` are the
+    project's category names when the caller has read them already."""
     errors: dict[str, str] = {}
     if "content" in fields:
         content = fields["content"]
@@ -66,7 +70,7 @@ def _validate_fields(*, project: Project, fields: dict) -> None:
         elif len(content) > CONTENT_MAX_CHARS:
             errors["content"] = f"A memory holds at most {CONTENT_MAX_CHARS} characters."
     if "category" in fields:
-        allowed = category_names(project)
+        allowed = category_names(project) if categories is None else categories
         if fields["category"] not in allowed:
             errors["category"] = (
                 f"{fields['category']!r} is not a category of {project.name}'s pack; "
@@ -119,14 +123,15 @@ def memory_create(
         "status": status,
         "source_type": source_type,
     }
-    _validate_fields(project=project, fields=fields)
+    # The category's name is checked and its time to live read in one query.
+    ttl_days_of = dict(categories_of(project).values_list("name", "ttl_days"))
+    _validate_fields(project=project, fields=fields, categories=list(ttl_days_of))
     digest = normalized_hash(content)
     existing = _existing_duplicate(project=project, category=category, digest=digest)
     if existing is not None:
         raise DuplicateMemory(existing)
     now = at_ms if at_ms is not None else now_ms()
-    category_ttl = project.categories.filter(name=category).values_list("ttl_days", flat=True)
-    ttl_days = category_ttl.first()
+    ttl_days = ttl_days_of[category]
     with acting(actor=actor, reason=reason):
         memory = Memory(
             project=project,

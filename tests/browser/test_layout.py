@@ -1,10 +1,10 @@
-"""The layout in a browser: every page fits a phone, the navigation folds, two themes."""
+"""The layout in a browser: the navigation folds on a phone, two themes, error pages.
+
+That every page fits a phone is checked on the walk of every page (`test_every_page.py`)."""
 
 import pytest
-from django.core.management import call_command
 
 from memadmin.memories.services import memory_create
-from tests.page_walk import demo_extras, template_syntax, walk
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -20,43 +20,6 @@ SECTIONS = [
     "People",
     "Admin",
 ]
-
-
-@pytest.fixture
-def demo(people):
-    call_command("demo", "--no-people")
-
-
-def test_no_page_scrolls_sideways_on_a_phone(logged_in_page, live_server, demo):
-    """At 390 px no page of the demo is wider than the screen, shows template syntax or logs
-    a console error (a content security refusal included)."""
-    page = logged_in_page("admin")
-    page.set_viewport_size({"width": 390, "height": 844})
-    console: list[str] = []
-    current = {"path": ""}
-    page.on(
-        "console",
-        lambda m: console.append(f"{current['path']}: {m.text}") if m.type == "error" else None,
-    )
-
-    def fetch(path):
-        current["path"] = path
-        response = page.goto(live_server.url + path)
-        return response.status, page.content()
-
-    failures, walked = [], 0
-    extras = demo_extras()  # read before the walk: Playwright's loop refuses database work
-    for path, status, html in walk(fetch, extra=extras):
-        walked += 1
-        width = page.evaluate("document.documentElement.scrollWidth")
-        if status >= 400:
-            failures.append(f"{path}: status {status}")
-        if width > page.evaluate("innerWidth"):
-            failures.append(f"{path}: {width} px wide at 390 px")
-        failures += [f"{path}: {piece!r}" for piece in template_syntax(html)]
-    assert walked > 30, f"only {walked} pages were reached"
-    assert not failures, "\n".join(failures)
-    assert not console, "console errors:\n" + "\n".join(console)
 
 
 @pytest.mark.parametrize("javascript", [True, False])
