@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from memadmin.audit.context import acting, current
+from memadmin.audit.history import history_bulk_create
 from memadmin.audit.services import audit_record
 from memadmin.core.packs import (
     CriteriaError,
@@ -84,16 +85,21 @@ def pack_install(*, project, spec: PackSpec, actor, reason: str = "") -> Pack:
         )
     with acting(actor=actor, reason=reason):
         pack = pack_record(spec)
-        for category in spec.categories:
-            Category.objects.create(
-                project=project,
-                name=category.name,
-                priority=category.priority,
-                ttl_days=category.ttl_days,
-                legacy=category.legacy,
-                maps_to=category.maps_to or "",
-                default_criteria=criteria_to_dict(category.criteria),
-            )
+        categories = Category.objects.bulk_create(
+            [
+                Category(
+                    project=project,
+                    name=category.name,
+                    priority=category.priority,
+                    ttl_days=category.ttl_days,
+                    legacy=category.legacy,
+                    maps_to=category.maps_to or "",
+                    default_criteria=criteria_to_dict(category.criteria),
+                )
+                for category in spec.categories
+            ]
+        )
+        history_bulk_create(Category, categories)
         project.pack = pack
         project.save(update_fields=["pack"])
         event = audit_record(
