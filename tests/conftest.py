@@ -316,7 +316,7 @@ def pytest_ignore_collect(collection_path, config):
     """In a run of the `alone` tests only, leave out each test module whose text marks none
     (`pytest.mark.alone`): importing every module to deselect its tests took 1.5 s of the run's
     2."""
-    if not ALONE_ONLY.fullmatch(config.option.markexpr or ""):
+    if not ALONE_ONLY.fullmatch((config.option.markexpr or "").strip()):
         return None
     if collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
         return None
