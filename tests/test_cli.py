@@ -112,7 +112,7 @@ def test_a_store_is_synced_and_gets_one_admin(tmp_path):
 def test_a_refused_sync_stops_the_start(tmp_path):
     """A file that is not a magic-context store stops the start with exit status 1."""
     store = write_sqlite_without_memories(tmp_path / "context.db")
-    migrated(tmp_path / "var")  # a first start's migrate is the tests' above and below
+    migrated(tmp_path / "var")  # a first start's migrate is the store test's above
     done = serve(tmp_path / "var", "--context-db", str(store))
     assert done.returncode == 1
     assert f"serve: the sync of {store.resolve()} was refused" in done.stderr
@@ -147,7 +147,11 @@ def test_the_worker_stops_when_the_server_stops(tmp_path):
 
 
 def test_the_demo_is_seeded_when_no_store_is_named(tmp_path):
-    """With no store named or found, the demo is seeded and its log-in printed."""
+    """With no store named or found, the demo is seeded and its log-in printed.
+
+    A first start's migrate is the store test's above, and the wheel's `serve --demo`
+    (tests/test_wheel.py): this one starts from a migrated copy."""
+    migrated(tmp_path / "var")
     done = serve(tmp_path / "var")
     assert done.returncode == 0, done.stderr
     assert "log in as admin (password memadmin-demo)" in done.stdout
