@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import connection
 
 from memadmin.devtools.sync_benchmark import build_apart
+from tests import prepared
 
 ROWS = 300
 
@@ -39,7 +40,11 @@ def bench_environment(tmp_path, django_db_blocker):
         env["DATABASE_URL"] = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/" + name
         with django_db_blocker.unblock(), connection.cursor() as cursor:
             cursor.execute(f'DROP DATABASE IF EXISTS "{name}"')
-            cursor.execute(f'CREATE DATABASE "{name}"')
+            # A copy of the run's migrated database when the test command made one: the
+            # command's migrate then has nothing to do (on SQLite it migrates a new file).
+            template = prepared.migrated_postgresql()
+            copy = f' TEMPLATE "{template}"' if template else ""
+            cursor.execute(f'CREATE DATABASE "{name}"{copy}')
     yield env
     if name:
         with django_db_blocker.unblock(), connection.cursor() as cursor:
