@@ -22,7 +22,8 @@ ROWS = 100_000
 SAVE_LIMIT_SECONDS = 1.0
 
 pytestmark = [
-    pytest.mark.alone,  # the save limit is a time: no other test may share the CPUs
+    # The save limit is a time: no other test shares the CPUs (bar this one on the other engine).
+    pytest.mark.alone,
     # Run on its own, it still gets the test database's connection, through which the shared
     # scratch database is made (never the real database's name).
     pytest.mark.django_db(transaction=True),
