@@ -169,9 +169,7 @@ PERMISSIONS_POLICY = {
     feature: []
     for feature in (
         "accelerometer",
-        "ambient-light-sensor",
         "autoplay",
-        "bluetooth",
         "browsing-topics",
         "camera",
         "display-capture",
