@@ -3,6 +3,7 @@
 from functools import cached_property
 
 import django_tables2 as tables
+from django.http import QueryDict
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -148,3 +149,22 @@ class MemoryTable(tables.Table):
         return format_html(
             '<time datetime="{}">{}</time>', moment.isoformat(), moment.strftime("%Y-%m-%d %H:%M")
         )
+
+
+def without_unknown_sort(query: QueryDict, table: tables.Table) -> QueryDict:
+    """Return the query without its `sort` if that names anything but the table's sortable
+    columns (each maybe with a leading "-", comma-separated).
+
+    django-tables2 ignores an unknown column, but reads it as a dotted path first (`?sort=1.5`),
+    which it deprecates; an unknown sort here simply lists in the default order.
+    """
+    field = table.prefixed_order_by_field
+    sortable = {column.name for column in table.columns if column.orderable}
+    asked = [
+        name.strip().lstrip("-") for value in query.getlist(field) for name in value.split(",")
+    ]
+    if all(name in sortable for name in asked):
+        return query
+    kept = query.copy()
+    del kept[field]
+    return kept

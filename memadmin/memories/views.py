@@ -25,7 +25,7 @@ from .models import Memory
 from .search import uses_index
 from .services import DuplicateMemory, StaleEdit, memory_update
 from .services import memory_create as create_memory
-from .tables import MemoryTable
+from .tables import MemoryTable, without_unknown_sort
 
 PAGE_SIZE = 25
 
@@ -44,6 +44,7 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     table = MemoryTable(
         memories, exclude=() if can_edit else ("select",), order_by=() if ranked else None
     )
+    request.GET = without_unknown_sort(request.GET, table)
     RequestConfig(request, paginate={"per_page": PAGE_SIZE}).configure(table)
     template_name = partial_or_page(request, "memories/list.html", "table-section")
     context = {"form": form, "table": table, "category_names": selectors.category_names_known()}

@@ -1,5 +1,6 @@
 """The memory list by length: a Length column to sort by, a minimum length to filter by."""
 
+import warnings
 from urllib.parse import urljoin
 
 import pytest
@@ -44,6 +45,19 @@ def test_the_list_sorts_by_length_both_ways(client_as, sized):
         300,
         600,
     ]
+
+
+@pytest.mark.parametrize("sort", ["1.5", "length,nothing", "-content.x", "²"])
+def test_a_sort_by_no_column_lists_in_the_default_order(client_as, sized, sort):
+    """A `sort` naming no sortable column is dropped, never handed to django-tables2 (which
+    would read `1.5` as a dotted path, a use it deprecates)."""
+    client = client_as("viewer")
+    default = lengths(client.get(reverse("memories:list")))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        response = client.get(reverse("memories:list"), {"sort": sort})
+    assert response.status_code == 200
+    assert lengths(response) == default
 
 
 def test_the_length_header_is_a_sort_link_that_keeps_the_filters(client_as, project, sized):
