@@ -20,6 +20,7 @@ from memadmin.core.packs import (
     criteria_to_dict,
     find_pack,
 )
+from memadmin.projects.models import Project
 from memadmin.projects.store import store_backend
 
 from .criteria_fields import LABELS, field_changes, form_field_of
@@ -74,7 +75,15 @@ def pack_install(*, project, spec: PackSpec, actor, reason: str = "") -> Pack:
 
     Switching a project to another pack, or to another version of its pack, is an upgrade
     (`pack_upgrade`), which plans what happens to existing memories and overrides.
+    The project's pack is read again, its row locked: an install that ran since the caller read
+    the project (a sync, the `pack` command) is seen, and one running now is waited for.
     """
+    project.pack_id = (
+        Project.objects.select_for_update()
+        .filter(pk=project.pk)
+        .values_list("pack_id", flat=True)
+        .get()
+    )
     if project.pack_id is not None:
         current = project.pack
         if current.name == spec.name and current.digest == spec.digest:

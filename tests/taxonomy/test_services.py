@@ -6,6 +6,8 @@ from django.core.exceptions import ValidationError
 from memadmin.audit.models import AuditEvent
 from memadmin.core.packs import DEFINITION_MAX
 from memadmin.core.prompts import HISTORIAN
+from memadmin.projects.models import Project
+from memadmin.projects.services import project_create
 from memadmin.taxonomy.models import Category, SurfaceHashRecord
 from memadmin.taxonomy.selectors import (
     category_by_name,
@@ -20,6 +22,8 @@ from memadmin.taxonomy.services import (
     criteria_override_keep,
     criteria_override_save,
     criteria_validate,
+    pack_install,
+    pack_load,
 )
 
 pytestmark = pytest.mark.django_db
@@ -36,6 +40,22 @@ def test_install_records_the_first_surface_hash(project):
     assert record.change == "pack ops-six 1.0.0 installed"
     assert (record.actor_label, record.actor_kind) == ("system", "agent")
     assert record.audit_event.action == "pack_installed"
+
+
+def test_an_install_from_a_project_read_before_another_install_sees_that_install():
+    """A caller holding the project as read before its pack was installed (a sync, the `pack`
+    command, at the same time) gets that pack back for the same pack, and a clear refusal
+    naming the upgrade for another; nothing is written twice either way."""
+    fresh = project_create(identity="git:" + "c" * 40, name="Twice", actor="system")
+    read_before = [Project.objects.get(pk=fresh.pk) for _ in range(2)]
+    installed = pack_install(project=fresh, spec=pack_load("ops-six"), actor="system")
+    writes = (Category.objects.count(), AuditEvent.objects.count())
+
+    again = pack_install(project=read_before[0], spec=pack_load("ops-six"), actor="system")
+    assert again == installed
+    with pytest.raises(ValidationError, match="pack upgrade magic-context"):
+        pack_install(project=read_before[1], spec=pack_load("magic-context"), actor="system")
+    assert (Category.objects.count(), AuditEvent.objects.count()) == writes
 
 
 def test_saving_an_override_changes_the_effective_criteria_and_keeps_the_default(project, people):
