@@ -6,3 +6,6 @@ class ProjectsConfig(AppConfig):
 
     name = "memadmin.projects"
     verbose_name = "Projects"
+
+    def ready(self) -> None:
+        from . import checks  # noqa: F401  (registers the system check)

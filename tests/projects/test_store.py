@@ -1,7 +1,11 @@
 """The store seam: the backend the settings name is the one every write goes through."""
 
+import io
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
 from django.test import override_settings
 
 from memadmin.interop.store_backend import ContextDbStore
@@ -86,3 +90,14 @@ def test_a_backend_that_cannot_be_imported_is_named_and_nothing_is_written(make_
         "which cannot be imported"
     )
     assert not Memory.objects.filter(project=project).exists()
+
+
+def test_the_system_checks_name_a_backend_that_cannot_be_imported():
+    """`manage.py check` (and the worker, which checks as it starts) reports a mistyped
+    MEMADMIN_STORE before any write needs it; the settings as shipped pass."""
+    call_command("check", stdout=io.StringIO())
+    wrong = {"BACKEND": "memadmin.interop.store_backend.ContextDbStorre"}
+    with override_settings(MEMADMIN_STORE=wrong), pytest.raises(SystemCheckError) as refused:
+        call_command("check", stdout=io.StringIO())
+    assert '(memadmin.E001) MEMADMIN_STORE["BACKEND"] names' in str(refused.value)
+    assert "ContextDbStorre" in str(refused.value)
