@@ -26,7 +26,7 @@ def history_bulk_create(model, instances: list) -> None:
     query, stamped as `stamp_actor` stamps a version a save writes (simple-history's bulk
     helper sends no signal per row)."""
     acting = current()
-    options = {}
+    options = {"default_change_reason": None}
     if acting is not None:
         options["custom_historical_attrs"] = {
             "history_actor": acting.actor.label,
@@ -35,6 +35,4 @@ def history_bulk_create(model, instances: list) -> None:
         options["default_change_reason"] = acting.reason or None
         if acting.actor.user_id is not None:
             options["default_user"] = get_user_model()(pk=acting.actor.user_id)
-    else:
-        options["default_change_reason"] = None
     model.history.bulk_history_create(instances, **options)

@@ -13,16 +13,22 @@ import pytest
 from django.core.management import call_command
 
 from tests.conftest import log_in
-from tests.page_walk import SEEDS, demo_extras, template_syntax, walk
+from tests.page_walk import LIMIT, SEEDS, demo_extras, template_syntax, walk
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-# Pages a wide walk visits at most: each kind of page once or twice reaches them all.
-LIMIT = 70
 WIDE = {"width": 1400, "height": 900}
 PHONE = {"width": 390, "height": 844}
-# The admin walks on a phone: the widest choice of pages on the narrowest screen.
-WALKS = (("viewer", WIDE), ("editor", WIDE), ("curator", WIDE), ("admin", PHONE))
+# Pages a wide walk visits at most: each kind of page once or twice reaches them all.
+WIDE_LIMIT = 70
+# (role, screen, pages at most). The admin walks on a phone, every page the walk reaches: the
+# widest choice of pages on the narrowest screen.
+WALKS = (
+    ("viewer", WIDE, WIDE_LIMIT),
+    ("editor", WIDE, WIDE_LIMIT),
+    ("curator", WIDE, WIDE_LIMIT),
+    ("admin", PHONE, LIMIT),
+)
 
 
 @pytest.fixture
@@ -30,7 +36,7 @@ def demo(people):
     call_command("demo", "--no-people")
 
 
-def problems_on_every_page(page, live_server, *, limit: int | None) -> tuple[int, list[str]]:
+def problems_on_every_page(page, live_server, *, limit: int) -> tuple[int, list[str]]:
     """Walk every page; return how many were visited and what was wrong on them.
 
     On a phone, the walk also checks the width and the template syntax of every page.
@@ -60,8 +66,7 @@ def problems_on_every_page(page, live_server, *, limit: int | None) -> tuple[int
     extras = demo_extras()  # read before the walk: Playwright's loop refuses database work
     # The walk's starting pages are visited whether or not the role is shown a link to them.
     unlinked = {*SEEDS, *extras}
-    options = {} if limit is None else {"limit": limit}
-    for path, status, html in walk(fetch, extra=extras, **options):
+    for path, status, html in walk(fetch, extra=extras, limit=limit):
         walked += 1
         if status == 403 and path in unlinked:
             problems[:] = [p for p in problems if not p.startswith(f"{path}: console: Failed")]
@@ -82,13 +87,11 @@ def test_no_page_logs_an_error_is_refused_a_piece_or_scrolls_sideways_on_a_phone
     security refusal and no 403 behind a link the role was shown; on a phone (the admin's
     walk, every page) none is wider than the screen or shows template syntax."""
     failures: list[str] = []
-    for role, viewport in WALKS:
+    for role, viewport, limit in WALKS:
         context = browser.new_context(viewport=viewport)
         try:
             page = log_in(context.new_page(), live_server.url, role)
-            walked, problems = problems_on_every_page(
-                page, live_server, limit=LIMIT if viewport is WIDE else None
-            )
+            walked, problems = problems_on_every_page(page, live_server, limit=limit)
         finally:
             context.close()
         if walked <= 30:
